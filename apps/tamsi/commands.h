@@ -1,0 +1,13 @@
+#pragma once
+/// @file
+/// The subcommands of the `tamsi` command line. Each Add*Command registers one subcommand on the app; its callback
+/// throws CLI::RuntimeError(message, exit_code) on failure (exit code 2 for bad input, 1 for a failed run).
+
+#include <CLI/CLI.hpp>
+
+namespace tamsi::cli {
+
+/// `tamsi solve PROBLEM.json`: replays a dumped problem.
+void AddSolveCommand(CLI::App& app);
+
+}  // namespace tamsi::cli

@@ -1,0 +1,22 @@
+#include "commands.h"
+
+#include <exception>
+#include <iostream>
+
+int main(int argc, char** argv) {
+  CLI::App app{"tamsi: compliant contact with regularized friction, sparse and parallel (Castro, Qu et al. 2020)"};
+  app.require_subcommand(0, 1);
+  tamsi::cli::AddSolveCommand(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::cerr << "tamsi: " << e.what() << "\n";
+    return 1;
+  }
+  if (app.get_subcommands().empty()) {
+    std::cout << app.help();
+  }
+  return 0;
+}

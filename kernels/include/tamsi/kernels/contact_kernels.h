@@ -1,0 +1,73 @@
+#pragma once
+/// @file
+/// Stateless per-contact kernels of TAMSI (Castro, Qu et al. 2020): Hunt–Crossley normal force (eq. 5, 19),
+/// regularized friction (eq. 6–7, 16, 22) and the Transition-Aware Line Search (Sec. III-A).
+
+#include <tamsi/kernels/parallel.h>
+
+#include <Eigen/Core>
+
+namespace tamsi {
+
+/// Regularized friction coefficient μ̃(s), s = ‖vt‖/v_s.
+enum class FrictionRegularization {
+  /// The paper's eq. 7: μ̃ = μ s for s ≤ 1, μ beyond.
+  kLinear,
+  /// C¹ alternative: μ̃ = μ s (2 − s) for s ≤ 1, μ beyond (stiction slope 2μ/v_s at s = 0).
+  kSmooth,
+};
+
+namespace kernels {
+
+/// μ̃(s)/s and d/ds(μ̃(s)/s) · s: the two scalars the friction force (eq. 6) and its gradient (eq. 16) need, both
+/// finite at s = 0. With g = μ̃/s: ft = −(π/v_s) g vt and ∂ft/∂vt = −(π/v_s)(g I + s g' v̂v̂ᵀ).
+struct FrictionSlope {
+  double g;      ///< μ̃(s)/s
+  double s_dg;   ///< s · dg/ds
+};
+FrictionSlope RegularizedFrictionSlope(double mu, double s, FrictionRegularization regularization);
+
+/// Hunt–Crossley normal force of the first-order penetration estimate δ = δ0 − h vn (eq. 19 in eq. 5):
+/// π = k (1 − d vn)₊ δ₊ (N), and dπ/dvn (N·s/m, ≤ 0).
+struct NormalForce {
+  double pi;
+  double dpi_dvn;
+};
+NormalForce HuntCrossleyForce(double k, double d, double delta0, double h, double vn);
+
+/// Parameters shared by all contacts of one solve.
+struct ContactModel {
+  double time_step;           ///< h (s)
+  double stiction_tolerance;  ///< v_s (m/s)
+  FrictionRegularization regularization;
+  bool two_way;               ///< true: π(vn) implicit (eq. 19); false: π frozen at pi_frozen (eq. 12)
+};
+
+/// Per-contact forces and Newton blocks. For contact i, with local velocities (vn_i, vt_2i, vt_2i+1), writes
+/// pi(i) (N), ft(2i..2i+1) (N) and the row-major 3 × 3 block B_i = −∂(π, ft)/∂(vn, vt) into blocks[9i..9i+8], so that
+/// the Newton matrix is M + h Σᵢ Jcᵢᵀ Bᵢ Jcᵢ with Jcᵢ = [Jnᵢ; Jtᵢ] (eq. 20, 22, 23; the one-way eq. 17 has only the
+/// tangential block). Sizes: k, d, mu, delta0, pi_frozen, vn, pi: nc; vt, ft: 2nc; blocks: 9nc. Overwrites outputs.
+void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, const Eigen::VectorXd& k,
+                       const Eigen::VectorXd& d, const Eigen::VectorXd& mu, const Eigen::VectorXd& delta0,
+                       const Eigen::VectorXd& pi_frozen, const Eigen::VectorXd& vn, const Eigen::VectorXd& vt,
+                       Eigen::VectorXd* pi, Eigen::VectorXd* ft, Eigen::VectorXd* blocks);
+
+/// TALS for one contact (Sec. III-A): the largest α ∈ (0, 1] for the update vt + α Δvt.
+/// - From stiction (‖vt‖ ≤ v_s): α = 1; the Newton matrix is accurate there.
+/// - From sliding, when the segment reaches the stiction disk ‖·‖ < v_s: α puts the iterate at the point of the line
+///   closest to the origin, (vt + α Δvt)·Δvt = 0, inside the disk; α = 1 if the segment ends in the disk first.
+/// - Sliding to sliding: the angle between vt and vt + α Δvt is limited to θ_max (tan_max = tan θ_max).
+double TalsAlpha(const Eigen::Vector2d& vt, const Eigen::Vector2d& dvt, double stiction_tolerance,
+                 double cos_max, double tan_max);
+
+/// Global TALS limit α = minᵢ αᵢ as a parallel reduction (exact for any thread count), and the number of contacts
+/// with αᵢ < 1. vt, dvt: 2nc (m/s).
+struct TalsLimit {
+  double alpha;
+  int limited_contacts;
+};
+TalsLimit CalcTalsLimit(const ThreadBudget& budget, const Eigen::VectorXd& vt, const Eigen::VectorXd& dvt,
+                        double stiction_tolerance, double max_angle);
+
+}  // namespace kernels
+}  // namespace tamsi

@@ -1,0 +1,61 @@
+#pragma once
+/// @file
+/// The data of one TAMSI time step (Castro, Qu et al. 2020, Sec. V).
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+#include <optional>
+
+namespace tamsi {
+
+/// Sparse matrix type of the solver's inputs (column-major, 64-bit indices are not needed below 2^31 nonzeros).
+using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+
+/// One time step of multibody dynamics with compliant contact and regularized friction, positions frozen at q0.
+///
+/// The unknown is the vector of generalized velocities v (nv) at the end of the step. Contact i has a normal
+/// row in Jn and two tangent rows 2i, 2i+1 in Jt (an orthonormal basis of the contact plane).
+///
+/// Sign conventions (paper Sec. II-A): vn = Jn v is the separation velocity, positive when the bodies move apart,
+/// so the penetration rate is δ̇ = −vn (eq. 19). The generalized contact force is Jnᵀ fn + Jtᵀ ft with fn ≥ 0
+/// pushing the bodies apart.
+///
+/// Validate() checks every field once and throws std::invalid_argument naming the bad field. nc = 0 and nv = 0
+/// are valid.
+struct ContactProblem {
+  /// Time step h (s), > 0.
+  double time_step{0.0};
+  /// Mass matrix M0 (nv × nv, kg or kg·m², symmetric positive definite; both triangles stored).
+  SparseMatrix M;
+  /// Normal velocity Jacobian Jn (nc × nv): vn = Jn v (m/s).
+  SparseMatrix Jn;
+  /// Tangential velocity Jacobian Jt (2nc × nv): vt = Jt v (m/s), rows 2i and 2i+1 for contact i.
+  SparseMatrix Jt;
+  /// Free-motion momentum p* = M0 v0 + h τ(q0, v0) (nv, N·s).
+  Eigen::VectorXd p_star;
+  /// Penetration δ0 at q0 (nc, m), positive when the geometries overlap.
+  Eigen::VectorXd delta0;
+  /// Hunt–Crossley stiffness k (nc, N/m), ≥ 0 (eq. 5).
+  Eigen::VectorXd stiffness;
+  /// Hunt–Crossley dissipation d (nc, s/m), ≥ 0 (eq. 5).
+  Eigen::VectorXd dissipation;
+  /// Coulomb friction coefficient μ (nc), ≥ 0 (eq. 6–7).
+  Eigen::VectorXd friction;
+  /// Optional generalized velocities v0 at the start of the step (nv, m/s). The one-way scheme freezes the normal
+  /// forces at π(δ0, vn0 = Jn v0) (eq. 12); without v0 it takes vn0 = 0.
+  std::optional<Eigen::VectorXd> v0;
+  /// Optional initial Newton iterate (nv, m/s). Without it Newton starts from v* = M0⁻¹ p*.
+  std::optional<Eigen::VectorXd> v_guess;
+
+  /// Number of generalized velocities (rows of M).
+  int num_velocities() const { return static_cast<int>(M.rows()); }
+  /// Number of contacts (rows of Jn).
+  int num_contacts() const { return static_cast<int>(Jn.rows()); }
+
+  /// Checks shapes, finiteness, signs and symmetry of M. Throws std::invalid_argument whose message names the
+  /// field, e.g. "ContactProblem.Jt: expected 6 × 12, got 6 × 11".
+  void Validate() const;
+};
+
+}  // namespace tamsi

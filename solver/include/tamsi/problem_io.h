@@ -1,0 +1,31 @@
+#pragma once
+/// @file
+/// Problem dump and replay: the JSON problem format of DESIGN.md ("format": "tamsi-contact-problem", version 1).
+
+#include <tamsi/contact_problem.h>
+#include <tamsi/tamsi_solver.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace tamsi {
+
+/// Thrown for a malformed problem file; what() names the field, e.g. "problem.Jt.triplets[3]: column 14 out of range".
+class ProblemFormatError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Writes `problem` as one JSON document (doubles printed round-trip exactly).
+std::string ProblemToJson(const ContactProblem& problem);
+/// Parses a JSON document; throws ProblemFormatError naming the bad field. The result passes Validate().
+ContactProblem ProblemFromJson(const std::string& json);
+
+/// File versions; throw ProblemFormatError also when the file cannot be opened or written.
+void WriteProblem(const ContactProblem& problem, const std::string& path);
+ContactProblem ReadProblem(const std::string& path);
+
+/// The solution document of `tamsi solve`: {"status", "v", "fn", "ft", "vn", "vt", "iterations", "summary"}.
+std::string ResultToJson(const Result& result);
+
+}  // namespace tamsi

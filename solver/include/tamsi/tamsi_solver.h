@@ -1,0 +1,163 @@
+#pragma once
+/// @file
+/// TAMSI: the transition-aware modified semi-implicit solver of Castro, Qu et al. 2020 (RA-L), sparse and parallel.
+
+#include <tamsi/contact_problem.h>
+#include <tamsi/kernels/contact_kernels.h>
+
+#include <Eigen/Core>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tamsi {
+
+/// How normal forces enter the Newton iteration.
+enum class Coupling {
+  /// TAMSI (Sec. V-C): π(vn) of the first-order penetration δ ≈ δ0 − h vn (eq. 19) is implicit; the Newton
+  /// matrix is M + h(W_nn + W_tt + W_tn) (eq. 23), nonsymmetric.
+  kTwoWay,
+  /// Semi-implicit Euler (Sec. V-A): normal forces frozen at the start of the step; the Newton matrix
+  /// M + h W_tt (eq. 17) is SPD.
+  kOneWay,
+};
+
+/// Linear solver for the Newton system.
+enum class LinearSolverType {
+  /// Dense for nv ≤ Options::dense_threshold, else UMFPACK (two-way) or CHOLMOD (one-way).
+  kAuto,
+  /// SuiteSparse UMFPACK sparse LU (any coupling).
+  kUmfpack,
+  /// SuiteSparse CHOLMOD sparse Cholesky (one-way only: requires the SPD matrix of eq. 17).
+  kCholmod,
+  /// Dense Eigen LU (two-way) or LDLᵀ (one-way): the reference oracle, O(nv³).
+  kDense,
+};
+
+/// Outcome of a solve. Anything other than kSuccess leaves the caller's state untouched; the Result then holds the
+/// last iterate for diagnosis only.
+enum class Status {
+  kSuccess,
+  /// Newton did not meet the tolerance within Options::max_iterations.
+  kMaxIterationsReached,
+  /// The Newton matrix could not be factored (singular or numerically not positive definite) or the solve failed.
+  kLinearSolverFailed,
+  /// A NaN or infinity appeared in the residual or the Newton update.
+  kNonFiniteValues,
+};
+
+/// "success", "max_iterations_reached", "linear_solver_failed", "non_finite_values".
+const char* ToString(Status status);
+const char* ToString(LinearSolverType type);
+const char* ToString(Coupling coupling);
+const char* ToString(FrictionRegularization regularization);
+
+/// Solver options; defaults follow the paper (Sec. VI: v_s = 1e-4 m/s, Sec. III-A: θ_max = π/3).
+struct Options {
+  Coupling coupling{Coupling::kTwoWay};
+  FrictionRegularization regularization{FrictionRegularization::kLinear};
+  /// Stiction tolerance v_s (m/s), > 0: the regularization velocity of eq. 7.
+  double stiction_tolerance{1e-4};
+  /// Converged when every contact's velocity change ‖α Δvt,i‖ and |α Δvn,i| is below
+  /// relative_tolerance · v_s (m/s). In (0, 1).
+  double relative_tolerance{1e-2};
+  /// Newton iteration cap, ≥ 1.
+  int max_iterations{100};
+  /// Use the Transition-Aware Line Search (Sec. III-A). Off: plain Newton (α = 1), for comparison.
+  bool use_tals{true};
+  /// TALS angular limit θ_max (rad), in (0, π).
+  double max_angle{1.0471975511965976};
+  LinearSolverType linear_solver{LinearSolverType::kAuto};
+  /// kAuto uses the dense backend up to this many velocities.
+  int dense_threshold{32};
+  /// Thread budget for the parallel kernels; ≤ 0 means all hardware threads. Results are bitwise identical for any
+  /// value.
+  int num_threads{1};
+
+  /// True when every field is in range; otherwise false with *error naming the field.
+  bool IsValid(std::string* error) const;
+};
+
+/// Statistics of one solve (Ceres-style: what was asked and what was used).
+struct Summary {
+  Status status{Status::kSuccess};
+  int iterations{0};
+  /// Per iteration: max over contacts of ‖α Δvt,i‖ (m/s), of |α Δvn,i| (m/s), the TALS α, and how many contacts
+  /// limited α below 1.
+  std::vector<double> vt_residual;
+  std::vector<double> vn_residual;
+  std::vector<double> alpha;
+  std::vector<int> tals_limited_contacts;
+  /// Contacts whose stick/slip state (‖vt‖ < v_s) differs between the first and the last iterate.
+  int stick_slip_transitions{0};
+  int num_velocities{0};
+  int num_contacts{0};
+  /// Nonzeros of the Newton matrix (full pattern).
+  long long newton_matrix_nnz{0};
+  /// Symbolic analyses done in this solve (0 when the pattern of the previous solve was reused).
+  int symbolic_factorizations{0};
+  int numeric_factorizations{0};
+  /// Seconds spent: evaluating contact forces and the residual; assembling the Newton matrix; symbolic analysis;
+  /// numeric factorization; triangular solves; TALS; and in total.
+  double time_residual{0}, time_assembly{0}, time_symbolic{0}, time_numeric{0}, time_solve{0}, time_tals{0},
+      time_total{0};
+  int num_threads_given{1}, num_threads_used{1};
+  LinearSolverType linear_solver_given{LinearSolverType::kAuto};
+  LinearSolverType linear_solver_used{LinearSolverType::kDense};
+  Coupling coupling{Coupling::kTwoWay};
+  /// Set when status is kLinearSolverFailed: the backend's own words.
+  std::string message;
+
+  /// One line: status, iterations, final residuals, time.
+  std::string BriefReport() const;
+  /// A table of everything above, with the per-iteration history.
+  std::string FullReport() const;
+};
+
+/// The solution of one step.
+struct Result {
+  /// Generalized velocities v (nv, m/s or rad/s).
+  Eigen::VectorXd v;
+  /// Normal forces π (nc, N, ≥ 0) at v (eq. 5 with eq. 19 for two-way; frozen for one-way).
+  Eigen::VectorXd fn;
+  /// Friction forces ft (2nc, N) at v (eq. 6).
+  Eigen::VectorXd ft;
+  /// Separation velocities vn = Jn v (nc, m/s) and tangential velocities vt = Jt v (2nc, m/s).
+  Eigen::VectorXd vn, vt;
+  Summary summary;
+  bool ok() const { return summary.status == Status::kSuccess; }
+};
+
+/// Solves ContactProblems with Newton–Raphson on v and TALS (paper Sec. III-A, V).
+///
+/// Two-way residual (eq. 21): r(v) = M v − p* − h Jnᵀ π(vn) − h Jtᵀ ft(vt, vn); one-way residual (eq. 12) freezes π.
+/// Each iteration assembles the Newton matrix from per-contact blocks in parallel, factors it (symbolic analysis
+/// kept across iterations and across solves while the sparsity pattern holds), solves for Δv, and limits the step
+/// with TALS α = minᵢ αᵢ.
+///
+/// A solver object holds workspaces and the symbolic factorization; reuse one across time steps. Not thread-safe:
+/// use one object per thread.
+class TamsiSolver {
+ public:
+  /// Throws std::invalid_argument if options are invalid (the message names the field).
+  explicit TamsiSolver(const Options& options = Options());
+  ~TamsiSolver();
+  TamsiSolver(TamsiSolver&&) noexcept;
+  TamsiSolver& operator=(TamsiSolver&&) noexcept;
+
+  const Options& options() const { return options_; }
+  /// Throws std::invalid_argument if options are invalid.
+  void set_options(const Options& options);
+
+  /// Solves one step. Throws std::invalid_argument for an invalid problem (ContactProblem::Validate); numerical
+  /// trouble is reported in result->summary.status, never thrown.
+  Status Solve(const ContactProblem& problem, Result* result);
+
+ private:
+  struct Impl;
+  Options options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tamsi
