@@ -59,8 +59,8 @@ struct Options {
   FrictionRegularization regularization{FrictionRegularization::kLinear};
   /// Stiction tolerance v_s (m/s), > 0: the regularization velocity of eq. 7.
   double stiction_tolerance{1e-4};
-  /// Converged when every contact's velocity change ‖α Δvt,i‖ and |α Δvn,i| is below
-  /// relative_tolerance · v_s (m/s). In (0, 1).
+  /// Converged when every contact's Newton update ‖Δvt,i‖ and |Δvn,i| is below relative_tolerance · v_s (m/s).
+  /// In (0, 1).
   double relative_tolerance{1e-2};
   /// Newton iteration cap, ≥ 1.
   int max_iterations{100};
@@ -83,8 +83,8 @@ struct Options {
 struct Summary {
   Status status{Status::kSuccess};
   int iterations{0};
-  /// Per iteration: max over contacts of ‖α Δvt,i‖ (m/s), of |α Δvn,i| (m/s), the TALS α, and how many contacts
-  /// limited α below 1.
+  /// Per iteration: max over contacts of the full Newton update ‖Δvt,i‖ (m/s) and |Δvn,i| (m/s), the TALS α
+  /// applied (v ← v + α Δv), and how many contacts had αᵢ < 1.
   std::vector<double> vt_residual;
   std::vector<double> vn_residual;
   std::vector<double> alpha;

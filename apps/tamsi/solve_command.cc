@@ -1,0 +1,76 @@
+#include "commands.h"
+
+#include <tamsi/problem_io.h>
+#include <tamsi/tamsi_solver.h>
+
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace tamsi::cli {
+namespace {
+
+struct SolveArgs {
+  std::string problem_path;
+  std::string output_path;
+  bool one_way{false};
+  bool no_tals{false};
+  bool smooth_friction{false};
+  bool full_report{false};
+  Options options;
+};
+
+void RunSolve(const SolveArgs& args) {
+  ContactProblem problem;
+  try {
+    problem = ReadProblem(args.problem_path);
+  } catch (const ProblemFormatError& e) {
+    throw CLI::RuntimeError(args.problem_path + ": " + e.what(), 2);
+  }
+  Options options = args.options;
+  options.coupling = args.one_way ? Coupling::kOneWay : Coupling::kTwoWay;
+  options.use_tals = !args.no_tals;
+  options.regularization = args.smooth_friction ? FrictionRegularization::kSmooth : FrictionRegularization::kLinear;
+  std::string error;
+  if (!options.IsValid(&error)) throw CLI::RuntimeError(error, 2);
+  TamsiSolver solver(options);
+  Result result;
+  solver.Solve(problem, &result);
+  std::cout << (args.full_report ? result.summary.FullReport() : result.summary.BriefReport() + "\n");
+  if (!args.output_path.empty()) {
+    std::ofstream out(args.output_path);
+    out << ResultToJson(result) << "\n";
+    if (!out) throw CLI::RuntimeError("cannot write " + args.output_path, 2);
+  }
+  if (!result.ok()) throw CLI::RuntimeError(std::string("solve failed: ") + ToString(result.summary.status), 1);
+}
+
+}  // namespace
+
+void AddSolveCommand(CLI::App& app) {
+  auto args = std::make_shared<SolveArgs>();
+  CLI::App* cmd = app.add_subcommand("solve", "Solve one dumped contact problem (JSON, format tamsi-contact-problem)");
+  cmd->add_option("problem", args->problem_path, "Problem file (JSON)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--output", args->output_path, "Write the solution (v, fn, ft, vn, vt, summary) as JSON");
+  cmd->add_flag("--oneway", args->one_way, "One-way coupled scheme (normal forces frozen, SPD Newton matrix, eq. 17)");
+  cmd->add_flag("--no-tals", args->no_tals, "Plain Newton without the Transition-Aware Line Search");
+  cmd->add_flag("--smooth-friction", args->smooth_friction, "C1 friction regularization instead of eq. 7");
+  cmd->add_option("--stiction-tolerance", args->options.stiction_tolerance, "Stiction tolerance v_s (m/s)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--relative-tolerance", args->options.relative_tolerance, "Convergence tolerance relative to v_s");
+  cmd->add_option("--max-iterations", args->options.max_iterations, "Newton iteration cap")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", args->options.num_threads, "Threads (0: all hardware threads)");
+  const std::map<std::string, LinearSolverType> backends{{"auto", LinearSolverType::kAuto},
+                                                         {"umfpack", LinearSolverType::kUmfpack},
+                                                         {"cholmod", LinearSolverType::kCholmod},
+                                                         {"dense", LinearSolverType::kDense}};
+  cmd->add_option("--linear-solver", args->options.linear_solver, "auto, umfpack, cholmod or dense")
+      ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case));
+  cmd->add_flag("--full-report", args->full_report, "Print the full summary with the per-iteration history");
+  cmd->callback([args] { RunSolve(*args); });
+}
+
+}  // namespace tamsi::cli

@@ -1,0 +1,53 @@
+#pragma once
+/// @file
+/// Per-contact dense blocks of the contact Jacobian Jc = [Jn; Jt], for deterministic parallel products.
+
+#include <tamsi/kernels/parallel.h>
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+#include <vector>
+
+namespace tamsi::kernels {
+
+/// The contact Jacobian regrouped per contact: contact i touches the sorted generalized velocities S_i (the union of
+/// the nonzero columns of its rows in Jn and Jt) and stores the dense 3 × |S_i| block Jcᵢ = [Jnᵢ; Jtᵢ] restricted to
+/// them (row 0 normal, rows 1–2 tangential). Products with Jc and Jcᵀ are parallel over contacts or over velocities
+/// with a fixed summation order, hence bitwise identical for any thread count.
+class ContactJacobian {
+ public:
+  ContactJacobian() = default;
+  /// Jn: nc × nv, Jt: 2nc × nv (column-major sparse).
+  ContactJacobian(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& Jn,
+                  const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& Jt);
+
+  int num_contacts() const { return num_contacts_; }
+  int num_velocities() const { return num_velocities_; }
+  /// |S_i|, the columns of S_i and the 3 × |S_i| column-major block of contact i.
+  int support_size(int i) const { return support_ptr_[i + 1] - support_ptr_[i]; }
+  const int* support(int i) const { return support_.data() + support_ptr_[i]; }
+  const double* block(int i) const { return blocks_.data() + 3 * support_ptr_[i]; }
+  /// Σᵢ |S_i|.
+  int support_total() const { return support_ptr_.empty() ? 0 : support_ptr_.back(); }
+
+  /// vn = Jn v (nc), vt = Jt v (2nc). Overwrites.
+  void Multiply(const ThreadBudget& budget, const Eigen::VectorXd& v, Eigen::VectorXd* vn,
+                Eigen::VectorXd* vt) const;
+  /// tau = Jnᵀ fn + Jtᵀ ft (nv). Overwrites.
+  void MultiplyTranspose(const ThreadBudget& budget, const Eigen::VectorXd& fn, const Eigen::VectorXd& ft,
+                         Eigen::VectorXd* tau) const;
+
+ private:
+  int num_contacts_{0};
+  int num_velocities_{0};
+  std::vector<int> support_ptr_{0};  // nc + 1
+  std::vector<int> support_;         // Σ|S_i| velocity indices
+  std::vector<double> blocks_;       // Σ 3|S_i|
+  // Transpose map: for velocity j, the entries (contact, local column) in increasing contact order.
+  std::vector<int> transpose_ptr_;    // nv + 1
+  std::vector<int> transpose_entry_;  // index into support_ (global local-column index)
+  std::vector<int> transpose_contact_;
+};
+
+}  // namespace tamsi::kernels

@@ -1,0 +1,53 @@
+#pragma once
+/// @file
+/// Assembly of the TAMSI Newton matrix A = M + h Σᵢ Jcᵢᵀ Bᵢ Jcᵢ (eq. 17 one-way, eq. 23 two-way) from per-contact
+/// blocks, in parallel and deterministically.
+
+#include <tamsi/kernels/contact_jacobian.h>
+#include <tamsi/kernels/parallel.h>
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+#include <vector>
+
+namespace tamsi::kernels {
+
+/// The sparsity pattern of A (the union of M's pattern and the dense |S_i| × |S_i| block of every contact, full:
+/// both triangles) in compressed-column form, and where each contribution lands. Built once per problem
+/// structure; Assemble() then refills the values without allocating.
+///
+/// Assembly runs in two parallel passes: (1) per contact, the dense product Kᵢ = Jcᵢᵀ Bᵢ Jcᵢ; (2) per column of A,
+/// each entry gathers M's value and its Kᵢ contributions in increasing contact order. No two tasks write the same
+/// entry and every sum has a fixed order, so values are bitwise identical for any thread count.
+class NewtonMatrixPattern {
+ public:
+  NewtonMatrixPattern() = default;
+  /// M: nv × nv with both triangles stored; J: the contact Jacobian of the same nv.
+  NewtonMatrixPattern(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M, const ContactJacobian& J);
+
+  int size() const { return static_cast<int>(col_ptr_.size()) - 1; }
+  int nnz() const { return static_cast<int>(row_index_.size()); }
+  const std::vector<int>& col_ptr() const { return col_ptr_; }
+  const std::vector<int>& row_index() const { return row_index_; }
+  /// True when both patterns are identical (the symbolic factorization of one serves the other).
+  bool SamePattern(const NewtonMatrixPattern& other) const {
+    return col_ptr_ == other.col_ptr_ && row_index_ == other.row_index_;
+  }
+
+  /// values (nnz) = M + h Σᵢ Jcᵢᵀ Bᵢ Jcᵢ, with blocks Bᵢ (9nc, row-major 3 × 3, see CalcContactForces). M and J
+  /// must be the ones the pattern was built from.
+  void Assemble(const ThreadBudget& budget, const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
+                const ContactJacobian& J, double h, const Eigen::VectorXd& blocks, double* values);
+
+ private:
+  std::vector<int> col_ptr_{0};
+  std::vector<int> row_index_;
+  std::vector<int> m_source_;        // per entry of A: index into M's values, or −1
+  std::vector<int> gather_ptr_;      // per entry of A: range into gather_source_
+  std::vector<int> gather_source_;   // indices into the K buffer
+  std::vector<int> k_offset_;        // per contact: start of Kᵢ (|S_i|², column-major) in the K buffer
+  std::vector<double> k_buffer_;
+};
+
+}  // namespace tamsi::kernels

@@ -1,0 +1,89 @@
+#include <tamsi/kernels/newton_assembly.h>
+
+#include <algorithm>
+
+namespace tamsi::kernels {
+
+NewtonMatrixPattern::NewtonMatrixPattern(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
+                                         const ContactJacobian& J) {
+  const int nv = static_cast<int>(M.cols());
+  const int nc = J.num_contacts();
+  // Rows per column: M's rows, then every contact block touching the column.
+  std::vector<std::vector<int>> rows(nv);
+  for (int j = 0; j < nv; ++j)
+    for (Eigen::SparseMatrix<double, Eigen::ColMajor, int>::InnerIterator it(M, j); it; ++it)
+      rows[j].push_back(static_cast<int>(it.row()));
+  for (int i = 0; i < nc; ++i) {
+    const int m = J.support_size(i);
+    const int* S = J.support(i);
+    for (int b = 0; b < m; ++b) rows[S[b]].insert(rows[S[b]].end(), S, S + m);
+  }
+  col_ptr_.assign(nv + 1, 0);
+  row_index_.clear();
+  for (int j = 0; j < nv; ++j) {
+    auto& r = rows[j];
+    std::sort(r.begin(), r.end());
+    r.erase(std::unique(r.begin(), r.end()), r.end());
+    row_index_.insert(row_index_.end(), r.begin(), r.end());
+    col_ptr_[j + 1] = static_cast<int>(row_index_.size());
+    std::vector<int>().swap(r);
+  }
+  auto position = [&](int row, int col) {
+    const auto begin = row_index_.begin() + col_ptr_[col];
+    const auto end = row_index_.begin() + col_ptr_[col + 1];
+    return static_cast<int>(std::lower_bound(begin, end, row) - row_index_.begin());
+  };
+  m_source_.assign(row_index_.size(), -1);
+  for (int j = 0; j < nv; ++j) {
+    for (int k = M.outerIndexPtr()[j]; k < M.outerIndexPtr()[j + 1]; ++k)
+      m_source_[position(M.innerIndexPtr()[k], j)] = k;
+  }
+  // Kᵢ entry (a, b) lands at A(S_a, S_b); invert that map by counting sort, in increasing contact order.
+  k_offset_.assign(nc + 1, 0);
+  for (int i = 0; i < nc; ++i) k_offset_[i + 1] = k_offset_[i] + J.support_size(i) * J.support_size(i);
+  std::vector<int> target(k_offset_[nc]);
+  gather_ptr_.assign(row_index_.size() + 1, 0);
+  for (int i = 0; i < nc; ++i) {
+    const int m = J.support_size(i);
+    const int* S = J.support(i);
+    for (int b = 0; b < m; ++b) {
+      for (int a = 0; a < m; ++a) {
+        const int p = position(S[a], S[b]);
+        target[k_offset_[i] + b * m + a] = p;
+        ++gather_ptr_[p + 1];
+      }
+    }
+  }
+  for (size_t e = 0; e < row_index_.size(); ++e) gather_ptr_[e + 1] += gather_ptr_[e];
+  gather_source_.resize(target.size());
+  std::vector<int> next(gather_ptr_.begin(), gather_ptr_.end() - 1);
+  for (size_t k = 0; k < target.size(); ++k) gather_source_[next[target[k]]++] = static_cast<int>(k);
+  k_buffer_.assign(target.size(), 0.0);
+}
+
+void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
+                                   const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
+                                   const ContactJacobian& J, double h, const Eigen::VectorXd& blocks,
+                                   double* values) {
+  const int nc = J.num_contacts();
+  budget.For(nc, 128, [&](int begin, int end) {
+    for (int i = begin; i < end; ++i) {
+      const int m = J.support_size(i);
+      Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>> Jc(J.block(i), 3, m);
+      Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> B(blocks.data() + 9 * i);
+      Eigen::Map<Eigen::MatrixXd> K(k_buffer_.data() + k_offset_[i], m, m);
+      const Eigen::Matrix<double, 3, Eigen::Dynamic> BJ = B * Jc;
+      K.noalias() = Jc.transpose() * BJ;
+    }
+  });
+  const double* m_values = M.valuePtr();
+  budget.For(size(), 64, [&](int begin, int end) {
+    for (int e = col_ptr_[begin]; e < col_ptr_[end]; ++e) {
+      double sum = 0.0;
+      for (int k = gather_ptr_[e]; k < gather_ptr_[e + 1]; ++k) sum += k_buffer_[gather_source_[k]];
+      values[e] = (m_source_[e] >= 0 ? m_values[m_source_[e]] : 0.0) + h * sum;
+    }
+  });
+}
+
+}  // namespace tamsi::kernels

@@ -1,0 +1,58 @@
+#pragma once
+/// @file
+/// The TAMSI Newton system at a given v: the residual (eq. 21 two-way, eq. 12 one-way), the contact forces and the
+/// Newton matrix (eq. 23 two-way, eq. 17 one-way). TamsiSolver iterates on it; it is public for diagnostics, tests
+/// and users who drive their own Newton loop.
+
+#include <tamsi/contact_problem.h>
+#include <tamsi/kernels/contact_jacobian.h>
+#include <tamsi/kernels/contact_kernels.h>
+#include <tamsi/kernels/newton_assembly.h>
+#include <tamsi/kernels/parallel.h>
+
+#include <Eigen/Core>
+
+namespace tamsi {
+
+/// Built once per problem (the structure: per-contact Jacobian blocks, the Newton matrix pattern, the frozen
+/// one-way normal forces); Evaluate() and Assemble() then run without allocating.
+class NewtonSystem {
+ public:
+  /// `problem` must outlive this object and be valid (ContactProblem::Validate). two_way selects eq. 21/23 over
+  /// eq. 12/17. stiction_tolerance v_s (m/s) > 0.
+  NewtonSystem(const ContactProblem& problem, bool two_way, double stiction_tolerance,
+               FrictionRegularization regularization, const kernels::ThreadBudget& budget);
+
+  /// Contact velocities, forces and residual r(v) = M v − p* − h (Jnᵀ π + Jtᵀ ft) (N·s) at v (nv, m/s).
+  void Evaluate(const Eigen::VectorXd& v);
+  /// Fills values() with the Newton matrix ∂r/∂v at the last Evaluate()d v.
+  void Assemble();
+
+  const Eigen::VectorXd& residual() const { return residual_; }
+  /// vn (nc, m/s), vt (2nc, m/s), π (nc, N), ft (2nc, N) at the last evaluated v.
+  const Eigen::VectorXd& vn() const { return vn_; }
+  const Eigen::VectorXd& vt() const { return vt_; }
+  const Eigen::VectorXd& fn() const { return pi_; }
+  const Eigen::VectorXd& ft() const { return ft_; }
+
+  /// Newton matrix pattern (compressed columns, both triangles) and its values after Assemble().
+  const kernels::NewtonMatrixPattern& pattern() const { return pattern_; }
+  const Eigen::VectorXd& values() const { return values_; }
+  /// The Newton matrix as an Eigen sparse matrix (a copy: for tests and diagnostics).
+  SparseMatrix Jacobian() const;
+
+  const kernels::ContactJacobian& contact_jacobian() const { return J_; }
+  const SparseMatrix& mass_matrix() const { return *M_; }
+
+ private:
+  const ContactProblem& problem_;
+  const kernels::ThreadBudget& budget_;
+  kernels::ContactModel model_;
+  SparseMatrix M_compressed_;
+  const SparseMatrix* M_;
+  kernels::ContactJacobian J_;
+  kernels::NewtonMatrixPattern pattern_;
+  Eigen::VectorXd pi_frozen_, vn_, vt_, pi_, ft_, blocks_, tau_, residual_, values_;
+};
+
+}  // namespace tamsi

@@ -1,0 +1,91 @@
+#include <tamsi/contact_problem.h>
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace tamsi {
+namespace {
+
+[[noreturn]] void Fail(const std::string& field, const std::string& what) {
+  throw std::invalid_argument("ContactProblem." + field + ": " + what);
+}
+
+void CheckShape(const std::string& field, const SparseMatrix& A, Eigen::Index rows, Eigen::Index cols) {
+  if (A.rows() != rows || A.cols() != cols) {
+    std::ostringstream os;
+    os << "expected " << rows << " × " << cols << ", got " << A.rows() << " × " << A.cols();
+    Fail(field, os.str());
+  }
+}
+
+void CheckFinite(const std::string& field, const SparseMatrix& A) {
+  for (int j = 0; j < A.outerSize(); ++j)
+    for (SparseMatrix::InnerIterator it(A, j); it; ++it)
+      if (!std::isfinite(it.value())) {
+        std::ostringstream os;
+        os << "non-finite value at (" << it.row() << ", " << it.col() << ")";
+        Fail(field, os.str());
+      }
+}
+
+void CheckVector(const std::string& field, const Eigen::VectorXd& x, Eigen::Index size, bool non_negative) {
+  if (x.size() != size) {
+    std::ostringstream os;
+    os << "expected size " << size << ", got " << x.size();
+    Fail(field, os.str());
+  }
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    if (!std::isfinite(x[i])) Fail(field, "non-finite value at index " + std::to_string(i));
+    if (non_negative && x[i] < 0.0) {
+      std::ostringstream os;
+      os << "must be ≥ 0, got " << x[i] << " at index " << i;
+      Fail(field, os.str());
+    }
+  }
+}
+
+}  // namespace
+
+void ContactProblem::Validate() const {
+  if (!(time_step > 0.0) || !std::isfinite(time_step)) {
+    std::ostringstream os;
+    os << "must be finite and > 0, got " << time_step;
+    Fail("time_step", os.str());
+  }
+  if (M.rows() != M.cols()) {
+    std::ostringstream os;
+    os << "must be square, got " << M.rows() << " × " << M.cols();
+    Fail("M", os.str());
+  }
+  const Eigen::Index nv = M.rows();
+  const Eigen::Index nc = Jn.rows();
+  CheckFinite("M", M);
+  // Symmetry, relative to the largest entry.
+  if (nv > 0) {
+    const SparseMatrix asymmetry = SparseMatrix(M.transpose()) - M;
+    const double scale = M.coeffs().cwiseAbs().maxCoeff();
+    const double worst = asymmetry.nonZeros() ? asymmetry.coeffs().cwiseAbs().maxCoeff() : 0.0;
+    if (worst > 1e-10 * scale) {
+      std::ostringstream os;
+      os << "must be symmetric with both triangles stored (max |M − Mᵀ| = " << worst << ")";
+      Fail("M", os.str());
+    }
+    for (Eigen::Index j = 0; j < nv; ++j)
+      if (!(M.coeff(j, j) > 0.0)) Fail("M", "diagonal entry " + std::to_string(j) + " must be > 0");
+  }
+  CheckShape("Jn", Jn, nc, nv);
+  CheckShape("Jt", Jt, 2 * nc, nv);
+  CheckFinite("Jn", Jn);
+  CheckFinite("Jt", Jt);
+  CheckVector("p_star", p_star, nv, false);
+  CheckVector("delta0", delta0, nc, false);
+  CheckVector("stiffness", stiffness, nc, true);
+  CheckVector("dissipation", dissipation, nc, true);
+  CheckVector("friction", friction, nc, true);
+  if (v0) CheckVector("v0", *v0, nv, false);
+  if (v_guess) CheckVector("v_guess", *v_guess, nv, false);
+}
+
+}  // namespace tamsi

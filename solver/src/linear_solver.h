@@ -1,0 +1,39 @@
+#pragma once
+/// @file
+/// Internal: the linear-solver backends of the Newton system, split into analyze (symbolic, once per pattern),
+/// factor (numeric) and solve. Every backend status is checked and turned into false + a message.
+
+#include <tamsi/tamsi_solver.h>
+
+#include <Eigen/Core>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tamsi::internal {
+
+/// A square n × n matrix in compressed-column form (both triangles stored), borrowed from the caller.
+struct CscView {
+  int n{0};
+  const int* col_ptr{nullptr};
+  const int* row_index{nullptr};
+  const double* values{nullptr};
+};
+
+class LinearSolver {
+ public:
+  virtual ~LinearSolver() = default;
+  /// Symbolic analysis (fill-reducing ordering) of the pattern of `A`; values may be used as a hint only.
+  virtual bool Analyze(const CscView& A, std::string* message) = 0;
+  /// Numeric factorization of `A`, whose pattern must be the analyzed one. False if singular or not SPD.
+  virtual bool Factor(const CscView& A, std::string* message) = 0;
+  /// x = A⁻¹ b with the last factorization.
+  virtual bool Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string* message) = 0;
+};
+
+/// kUmfpack: sparse LU, iterative refinement off. kCholmod: sparse Cholesky of the SPD matrix (upper triangle
+/// read). kDense: Eigen partial-pivoting LU (symmetric = false) or LDLᵀ (symmetric = true). kAuto is not accepted.
+std::unique_ptr<LinearSolver> MakeLinearSolver(LinearSolverType type, bool symmetric);
+
+}  // namespace tamsi::internal

@@ -1,0 +1,56 @@
+#include <tamsi/newton_system.h>
+
+namespace tamsi {
+
+NewtonSystem::NewtonSystem(const ContactProblem& problem, bool two_way, double stiction_tolerance,
+                           FrictionRegularization regularization, const kernels::ThreadBudget& budget)
+    : problem_(problem),
+      budget_(budget),
+      model_{problem.time_step, stiction_tolerance, regularization, two_way},
+      M_(&problem.M) {
+  if (!problem.M.isCompressed()) {
+    M_compressed_ = problem.M;
+    M_compressed_.makeCompressed();
+    M_ = &M_compressed_;
+  }
+  J_ = kernels::ContactJacobian(problem.Jn, problem.Jt);
+  pattern_ = kernels::NewtonMatrixPattern(*M_, J_);
+  const int nc = problem.num_contacts();
+  // One-way: normal forces frozen at π(δ0, vn0) of eq. 5 (h = 0 in eq. 19: no first-order update).
+  pi_frozen_.setZero(nc);
+  if (!two_way) {
+    Eigen::VectorXd vn0 = Eigen::VectorXd::Zero(nc), vt0;
+    if (problem.v0) J_.Multiply(budget, *problem.v0, &vn0, &vt0);
+    for (int i = 0; i < nc; ++i)
+      pi_frozen_[i] =
+          kernels::HuntCrossleyForce(problem.stiffness[i], problem.dissipation[i], problem.delta0[i], 0.0, vn0[i]).pi;
+  }
+  blocks_.resize(9 * nc);
+  values_.resize(pattern_.nnz());
+}
+
+void NewtonSystem::Evaluate(const Eigen::VectorXd& v) {
+  J_.Multiply(budget_, v, &vn_, &vt_);
+  kernels::CalcContactForces(budget_, model_, problem_.stiffness, problem_.dissipation, problem_.friction,
+                             problem_.delta0, pi_frozen_, vn_, vt_, &pi_, &ft_, &blocks_);
+  J_.MultiplyTranspose(budget_, pi_, ft_, &tau_);
+  // M v for symmetric M stored in full: column j is row j, so each entry is one fixed-order dot product.
+  residual_.resize(v.size());
+  budget_.For(static_cast<int>(v.size()), 512, [&](int begin, int end) {
+    for (int j = begin; j < end; ++j) {
+      double Mv = 0.0;
+      for (SparseMatrix::InnerIterator it(*M_, j); it; ++it) Mv += it.value() * v[it.row()];
+      residual_[j] = Mv - problem_.p_star[j] - problem_.time_step * tau_[j];
+    }
+  });
+}
+
+void NewtonSystem::Assemble() { pattern_.Assemble(budget_, *M_, J_, problem_.time_step, blocks_, values_.data()); }
+
+SparseMatrix NewtonSystem::Jacobian() const {
+  const int n = pattern_.size();
+  return Eigen::Map<const SparseMatrix>(n, n, pattern_.nnz(), pattern_.col_ptr().data(),
+                                        pattern_.row_index().data(), values_.data());
+}
+
+}  // namespace tamsi

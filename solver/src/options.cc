@@ -1,0 +1,57 @@
+#include <tamsi/tamsi_solver.h>
+
+#include <cmath>
+#include <sstream>
+
+namespace tamsi {
+
+const char* ToString(Status status) {
+  switch (status) {
+    case Status::kSuccess: return "success";
+    case Status::kMaxIterationsReached: return "max_iterations_reached";
+    case Status::kLinearSolverFailed: return "linear_solver_failed";
+    case Status::kNonFiniteValues: return "non_finite_values";
+  }
+  return "unknown";
+}
+
+const char* ToString(LinearSolverType type) {
+  switch (type) {
+    case LinearSolverType::kAuto: return "auto";
+    case LinearSolverType::kUmfpack: return "umfpack";
+    case LinearSolverType::kCholmod: return "cholmod";
+    case LinearSolverType::kDense: return "dense";
+  }
+  return "unknown";
+}
+
+const char* ToString(Coupling coupling) {
+  return coupling == Coupling::kTwoWay ? "two_way" : "one_way";
+}
+
+const char* ToString(FrictionRegularization regularization) {
+  return regularization == FrictionRegularization::kLinear ? "linear" : "smooth";
+}
+
+bool Options::IsValid(std::string* error) const {
+  std::ostringstream os;
+  if (!(stiction_tolerance > 0.0) || !std::isfinite(stiction_tolerance)) {
+    os << "Options.stiction_tolerance: must be finite and > 0 m/s, got " << stiction_tolerance;
+  } else if (!(relative_tolerance > 0.0 && relative_tolerance < 1.0)) {
+    os << "Options.relative_tolerance: must be in (0, 1), got " << relative_tolerance;
+  } else if (max_iterations < 1) {
+    os << "Options.max_iterations: must be ≥ 1, got " << max_iterations;
+  } else if (!(max_angle > 0.0 && max_angle < M_PI)) {
+    os << "Options.max_angle: must be in (0, π) rad, got " << max_angle;
+  } else if (dense_threshold < 0) {
+    os << "Options.dense_threshold: must be ≥ 0, got " << dense_threshold;
+  } else if (linear_solver == LinearSolverType::kCholmod && coupling == Coupling::kTwoWay) {
+    os << "Options.linear_solver: cholmod needs the SPD one-way Newton matrix (eq. 17); the two-way matrix (eq. 23) "
+          "is nonsymmetric: use umfpack, dense or auto";
+  }
+  const std::string message = os.str();
+  if (error) *error = message;
+  return message.empty();
+}
+
+}  // namespace tamsi

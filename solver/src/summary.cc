@@ -1,0 +1,58 @@
+#include <tamsi/tamsi_solver.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
+namespace tamsi {
+namespace {
+
+std::string Format(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string Format(const char* format, ...) {
+  char buffer[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buffer, sizeof(buffer), format, args);
+  va_end(args);
+  return buffer;
+}
+
+}  // namespace
+
+std::string Summary::BriefReport() const {
+  const double vt = vt_residual.empty() ? 0.0 : vt_residual.back();
+  const double vn = vn_residual.empty() ? 0.0 : vn_residual.back();
+  return Format("TAMSI %s: %s, %d iterations, |dvt| %.2e m/s, |dvn| %.2e m/s, nv %d, nc %d, %s, %.3g ms",
+                ToString(coupling), ToString(status), iterations, vt, vn, num_velocities, num_contacts,
+                ToString(linear_solver_used), 1e3 * time_total);
+}
+
+std::string Summary::FullReport() const {
+  std::string out = "TAMSI solver summary\n";
+  out += Format("  %-28s %s\n", "status", ToString(status));
+  if (!message.empty()) out += Format("  %-28s %s\n", "message", message.c_str());
+  out += Format("  %-28s %s\n", "coupling", ToString(coupling));
+  out += Format("  %-28s %d\n", "velocities nv", num_velocities);
+  out += Format("  %-28s %d\n", "contacts nc", num_contacts);
+  out += Format("  %-28s %lld\n", "Newton matrix nonzeros", newton_matrix_nnz);
+  out += Format("  %-28s %s / %s\n", "linear solver given/used", ToString(linear_solver_given),
+                ToString(linear_solver_used));
+  out += Format("  %-28s %d / %d\n", "threads given/used", num_threads_given, num_threads_used);
+  out += Format("  %-28s %d\n", "iterations", iterations);
+  out += Format("  %-28s %d symbolic, %d numeric\n", "factorizations", symbolic_factorizations,
+                numeric_factorizations);
+  out += Format("  %-28s %d\n", "stick/slip transitions", stick_slip_transitions);
+  out += "  time (ms)\n";
+  const std::pair<const char*, double> phases[] = {
+      {"residual and forces", time_residual}, {"assembly", time_assembly}, {"symbolic analysis", time_symbolic},
+      {"numeric factorization", time_numeric}, {"triangular solves", time_solve}, {"TALS", time_tals},
+      {"total", time_total}};
+  for (const auto& [name, seconds] : phases) out += Format("    %-26s %10.3f\n", name, 1e3 * seconds);
+  out += "  iter   |dvt| (m/s)   |dvn| (m/s)   alpha      limited\n";
+  for (size_t k = 0; k < vt_residual.size(); ++k)
+    out += Format("  %4zu   %11.3e   %11.3e   %9.3e  %7d\n", k + 1, vt_residual[k], vn_residual[k], alpha[k],
+                  tals_limited_contacts[k]);
+  return out;
+}
+
+}  // namespace tamsi
