@@ -26,6 +26,9 @@ void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, co
   const int nc = static_cast<int>(vn.size());
   const double h = model.time_step;
   const double vs = model.stiction_tolerance;
+  pi->resize(nc);
+  ft->resize(2 * nc);
+  blocks->resize(9 * nc);
   budget.For(nc, 256, [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
       NormalForce normal{pi_frozen[i], 0.0};

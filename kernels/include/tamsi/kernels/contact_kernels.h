@@ -46,7 +46,7 @@ struct ContactModel {
 /// Per-contact forces and Newton blocks. For contact i, with local velocities (vn_i, vt_2i, vt_2i+1), writes
 /// pi(i) (N), ft(2i..2i+1) (N) and the row-major 3 × 3 block B_i = −∂(π, ft)/∂(vn, vt) into blocks[9i..9i+8], so that
 /// the Newton matrix is M + h Σᵢ Jcᵢᵀ Bᵢ Jcᵢ with Jcᵢ = [Jnᵢ; Jtᵢ] (eq. 20, 22, 23; the one-way eq. 17 has only the
-/// tangential block). Sizes: k, d, mu, delta0, pi_frozen, vn, pi: nc; vt, ft: 2nc; blocks: 9nc. Overwrites outputs.
+/// tangential block). Sizes: k, d, mu, delta0, pi_frozen, vn, pi: nc; vt, ft: 2nc; blocks: 9nc. Resizes and overwrites outputs.
 void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, const Eigen::VectorXd& k,
                        const Eigen::VectorXd& d, const Eigen::VectorXd& mu, const Eigen::VectorXd& delta0,
                        const Eigen::VectorXd& pi_frozen, const Eigen::VectorXd& vn, const Eigen::VectorXd& vt,
