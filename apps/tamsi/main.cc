@@ -9,8 +9,11 @@ int main(int argc, char** argv) {
   tamsi::cli::AddSolveCommand(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+  } catch (const CLI::RuntimeError& e) {  // a subcommand failed: its message, its exit code
+    std::cerr << "tamsi: " << e.what() << "\n";
+    return e.get_exit_code();
+  } catch (const CLI::ParseError& e) {  // bad flags or arguments: CLI11's message, exit status 2
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const std::exception& e) {
     std::cerr << "tamsi: " << e.what() << "\n";
     return 1;

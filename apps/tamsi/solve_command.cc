@@ -52,7 +52,7 @@ void RunSolve(const SolveArgs& args) {
 void AddSolveCommand(CLI::App& app) {
   auto args = std::make_shared<SolveArgs>();
   CLI::App* cmd = app.add_subcommand("solve", "Solve one dumped contact problem (JSON, format tamsi-contact-problem)");
-  cmd->add_option("problem", args->problem_path, "Problem file (JSON)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("problem", args->problem_path, "Problem file (JSON)")->required();
   cmd->add_option("--output", args->output_path, "Write the solution (v, fn, ft, vn, vt, summary) as JSON");
   cmd->add_flag("--oneway", args->one_way, "One-way coupled scheme (normal forces frozen, SPD Newton matrix, eq. 17)");
   cmd->add_flag("--no-tals", args->no_tals, "Plain Newton without the Transition-Aware Line Search");

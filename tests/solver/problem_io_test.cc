@@ -1,0 +1,87 @@
+// Problem dump and replay: exact round trip, and malformed documents name the bad field.
+#include "random_problem.h"
+
+#include <tamsi/problem_io.h>
+#include <tamsi/tamsi_solver.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <string>
+
+namespace tamsi {
+namespace {
+
+using ::testing::HasSubstr;
+
+bool SameMatrix(const SparseMatrix& a, const SparseMatrix& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() && Eigen::MatrixXd(a) == Eigen::MatrixXd(b);
+}
+
+TEST(ProblemIo, RoundTripIsExactAndReplaysToTheSameSolution) {
+  ContactProblem problem = testing::RandomProblem(30, 8, 21);
+  problem.v0 = Eigen::VectorXd::LinSpaced(30, -1.0 / 3, 1.0 / 7);
+  const std::string path = ::testing::TempDir() + "/problem.json";
+  WriteProblem(problem, path);
+  const ContactProblem replayed = ReadProblem(path);
+  std::remove(path.c_str());
+  EXPECT_EQ(replayed.time_step, problem.time_step);
+  EXPECT_TRUE(SameMatrix(replayed.M, problem.M));
+  EXPECT_TRUE(SameMatrix(replayed.Jn, problem.Jn));
+  EXPECT_TRUE(SameMatrix(replayed.Jt, problem.Jt));
+  EXPECT_EQ(replayed.p_star, problem.p_star);
+  EXPECT_EQ(replayed.delta0, problem.delta0);
+  EXPECT_EQ(replayed.stiffness, problem.stiffness);
+  EXPECT_EQ(replayed.dissipation, problem.dissipation);
+  EXPECT_EQ(replayed.friction, problem.friction);
+  EXPECT_EQ(*replayed.v0, *problem.v0);
+  EXPECT_EQ(*replayed.v_guess, *problem.v_guess);
+  TamsiSolver solver;
+  Result a, b;
+  ASSERT_EQ(solver.Solve(problem, &a), Status::kSuccess);
+  ASSERT_EQ(solver.Solve(replayed, &b), Status::kSuccess);
+  EXPECT_EQ(a.v, b.v);
+  // The solution document carries the same numbers.
+  const auto doc = nlohmann::json::parse(ResultToJson(a));
+  EXPECT_EQ(doc["status"], "success");
+  EXPECT_EQ(doc["v"].get<std::vector<double>>(), std::vector<double>(a.v.data(), a.v.data() + a.v.size()));
+  EXPECT_EQ(doc["iterations"], a.summary.iterations);
+}
+
+TEST(ProblemIo, OptionalFieldsMayBeAbsent) {
+  ContactProblem problem = testing::RandomProblem(5, 2, 3);
+  problem.v_guess.reset();
+  const ContactProblem replayed = ProblemFromJson(ProblemToJson(problem));
+  EXPECT_FALSE(replayed.v_guess.has_value());
+  EXPECT_FALSE(replayed.v0.has_value());
+}
+
+TEST(ProblemIo, MalformedDocumentsNameTheField) {
+  const nlohmann::json good = nlohmann::json::parse(ProblemToJson(testing::RandomProblem(4, 2, 5)));
+  auto expect_error = [&](auto mutate, const std::string& expected) {
+    nlohmann::json doc = good;
+    mutate(doc);
+    try {
+      ProblemFromJson(doc.dump());
+      ADD_FAILURE() << "no error, expected " << expected;
+    } catch (const ProblemFormatError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(expected));
+    }
+  };
+  expect_error([](auto& d) { d["format"] = "other"; }, "problem.format");
+  expect_error([](auto& d) { d["version"] = 2; }, "problem.version");
+  expect_error([](auto& d) { d.erase("p_star"); }, "problem.p_star: missing");
+  expect_error([](auto& d) { d["p_star"].push_back(1.0); }, "problem.p_star: expected 4 entries");
+  expect_error([](auto& d) { d["friction"][1] = "high"; }, "problem.friction[1]");
+  expect_error([](auto& d) { d["Jt"]["rows"] = 3; }, "problem.Jt: expected 4 × 4");
+  expect_error([](auto& d) { d["Jn"]["triplets"][0] = {0, 9, 1.0}; }, "problem.Jn.triplets[0]: column 9 out of range");
+  expect_error([](auto& d) { d["stiffness"][0] = -5.0; }, "problem.stiffness");
+  expect_error([](auto& d) { d["time_step"] = -1.0; }, "problem.time_step");
+  EXPECT_THROW(ProblemFromJson("{not json"), ProblemFormatError);
+  EXPECT_THROW(ReadProblem("/nonexistent/problem.json"), ProblemFormatError);
+}
+
+}  // namespace
+}  // namespace tamsi

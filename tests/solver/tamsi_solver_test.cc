@@ -1,0 +1,273 @@
+// The solver's numerics and contract: Jacobian vs finite differences, sparse backends vs the dense oracle, symbolic
+// reuse, statuses on singular systems, empty problems, and input validation.
+#include "random_problem.h"
+
+#include <tamsi/newton_system.h>
+#include <tamsi/tamsi_solver.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace tamsi {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::RandomProblem;
+
+struct JacobianCase {
+  Coupling coupling;
+  FrictionRegularization regularization;
+};
+
+class NewtonJacobianTest : public ::testing::TestWithParam<JacobianCase> {};
+
+// ∂r/∂v assembled from the per-contact blocks (eq. 23 / eq. 17) equals central differences of r(v) (eq. 21 / 12).
+TEST_P(NewtonJacobianTest, MatchesFiniteDifferencesOfTheResidual) {
+  const JacobianCase c = GetParam();
+  const double vs = 1e-2;  // wide stiction region so that sampled points avoid the kink at ‖vt‖ = v_s
+  int samples = 0, checked_stick = 0, checked_slip = 0;
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    ContactProblem problem = RandomProblem(12, 4, seed, 2e-2);
+    problem.v0 = Eigen::VectorXd::Constant(12, 1e-3);
+    const kernels::ThreadBudget budget(1);
+    NewtonSystem system(problem, c.coupling == Coupling::kTwoWay, vs, c.regularization, budget);
+    const Eigen::VectorXd v = *problem.v_guess;
+    system.Evaluate(v);
+    // Skip samples near a kink of eq. 5 (δ = 0 or 1 − d vn = 0) or of eq. 7 (s = 1).
+    bool smooth = true;
+    int stick = 0;
+    for (int i = 0; i < 4; ++i) {
+      const double s = system.vt().segment<2>(2 * i).norm() / vs;
+      const double delta = problem.delta0[i] - problem.time_step * system.vn()[i];
+      const double damping = 1 - problem.dissipation[i] * system.vn()[i];
+      smooth &= std::abs(s - 1) > 0.05 && delta > 1e-5 && damping > 1e-2;
+      stick += s < 1;
+    }
+    if (!smooth) continue;
+    ++samples;
+    checked_stick += stick;
+    checked_slip += 4 - stick;
+    system.Assemble();
+    const Eigen::MatrixXd A = system.Jacobian();
+    Eigen::MatrixXd fd(12, 12);
+    const double eps = 1e-7;
+    for (int j = 0; j < 12; ++j) {
+      Eigen::VectorXd vp = v, vm = v;
+      vp[j] += eps;
+      vm[j] -= eps;
+      system.Evaluate(vp);
+      const Eigen::VectorXd rp = system.residual();
+      system.Evaluate(vm);
+      fd.col(j) = (rp - system.residual()) / (2 * eps);
+    }
+    EXPECT_LT((A - fd).norm(), 1e-6 * A.norm()) << "seed " << seed << "\nA =\n" << A << "\nfd =\n" << fd;
+    if (c.coupling == Coupling::kOneWay) EXPECT_LT((A - A.transpose()).norm(), 1e-12 * A.norm());
+  }
+  EXPECT_GE(samples, 10);
+  EXPECT_GT(checked_stick, 5);
+  EXPECT_GT(checked_slip, 5);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Schemes, NewtonJacobianTest,
+    ::testing::Values(JacobianCase{Coupling::kTwoWay, FrictionRegularization::kLinear},
+                      JacobianCase{Coupling::kTwoWay, FrictionRegularization::kSmooth},
+                      JacobianCase{Coupling::kOneWay, FrictionRegularization::kLinear},
+                      JacobianCase{Coupling::kOneWay, FrictionRegularization::kSmooth}));
+
+struct BackendCase {
+  Coupling coupling;
+  LinearSolverType backend;
+};
+class BackendTest : public ::testing::TestWithParam<BackendCase> {};
+
+TEST_P(BackendTest, AgreesWithTheDenseOracle) {
+  const BackendCase c = GetParam();
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    const ContactProblem problem = RandomProblem(80, 30, seed);
+    Options options;
+    options.coupling = c.coupling;
+    options.relative_tolerance = 1e-4;
+    options.linear_solver = LinearSolverType::kDense;
+    TamsiSolver dense(options);
+    options.linear_solver = c.backend;
+    TamsiSolver sparse(options);
+    Result expected, actual;
+    ASSERT_EQ(dense.Solve(problem, &expected), Status::kSuccess) << expected.summary.FullReport();
+    ASSERT_EQ(sparse.Solve(problem, &actual), Status::kSuccess) << actual.summary.FullReport();
+    EXPECT_EQ(actual.summary.linear_solver_used, c.backend);
+    EXPECT_LT((actual.v - expected.v).lpNorm<Eigen::Infinity>(), 1e-8) << "seed " << seed;
+    EXPECT_LT((actual.fn - expected.fn).lpNorm<Eigen::Infinity>(), 1e-6 * (1 + expected.fn.lpNorm<Eigen::Infinity>()));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, BackendTest,
+                         ::testing::Values(BackendCase{Coupling::kTwoWay, LinearSolverType::kUmfpack},
+                                           BackendCase{Coupling::kOneWay, LinearSolverType::kUmfpack},
+                                           BackendCase{Coupling::kOneWay, LinearSolverType::kCholmod}));
+
+TEST(TamsiSolver, AutoPicksDenseForTinyAndSparseForLargeSystems) {
+  TamsiSolver solver;
+  Result result;
+  solver.Solve(RandomProblem(10, 3, 1), &result);
+  EXPECT_EQ(result.summary.linear_solver_used, LinearSolverType::kDense);
+  solver.Solve(RandomProblem(100, 30, 1), &result);
+  EXPECT_EQ(result.summary.linear_solver_used, LinearSolverType::kUmfpack);
+  Options one_way;
+  one_way.coupling = Coupling::kOneWay;
+  TamsiSolver spd(one_way);
+  spd.Solve(RandomProblem(100, 30, 1), &result);
+  EXPECT_EQ(result.summary.linear_solver_used, LinearSolverType::kCholmod);
+}
+
+TEST(TamsiSolver, ReusesTheSymbolicAnalysisWhileThePatternHolds) {
+  TamsiSolver solver;
+  Result first, second, other;
+  ContactProblem problem = RandomProblem(100, 30, 3);
+  ASSERT_EQ(solver.Solve(problem, &first), Status::kSuccess);
+  EXPECT_EQ(first.summary.symbolic_factorizations, 1);
+  EXPECT_EQ(first.summary.numeric_factorizations, first.summary.iterations);
+  problem.p_star *= 1.5;  // same pattern, new values
+  ASSERT_EQ(solver.Solve(problem, &second), Status::kSuccess);
+  EXPECT_EQ(second.summary.symbolic_factorizations, 0);
+  ASSERT_EQ(solver.Solve(RandomProblem(100, 31, 4), &other), Status::kSuccess);
+  EXPECT_EQ(other.summary.symbolic_factorizations, 1);
+  // Reuse gives the same answer as a fresh solver.
+  TamsiSolver fresh;
+  Result reference;
+  fresh.Solve(problem, &reference);
+  EXPECT_EQ(reference.v, second.v);
+}
+
+TEST(TamsiSolver, ConvergesToTheTolerance) {
+  Options options;
+  TamsiSolver solver(options);
+  Result result;
+  ASSERT_EQ(solver.Solve(RandomProblem(100, 30, 7), &result), Status::kSuccess);
+  const double tolerance = options.relative_tolerance * options.stiction_tolerance;
+  EXPECT_LE(result.summary.vt_residual.back(), tolerance);
+  EXPECT_LE(result.summary.vn_residual.back(), tolerance);
+  EXPECT_EQ(result.summary.alpha.size(), static_cast<size_t>(result.summary.iterations));
+}
+
+TEST(TamsiSolver, NormalVelocityChangesAloneKeepNewtonIterating) {
+  // Frictionless contact: the tangential update is zero from the start, the normal one is not.
+  ContactProblem problem = RandomProblem(20, 5, 11);
+  problem.friction.setZero();
+  problem.v_guess = Eigen::VectorXd::Constant(20, 0.5);
+  Options options;
+  options.max_iterations = 1;
+  TamsiSolver solver(options);
+  Result result;
+  EXPECT_EQ(solver.Solve(problem, &result), Status::kMaxIterationsReached);
+  EXPECT_GT(result.summary.vn_residual.back(), options.relative_tolerance * options.stiction_tolerance);
+}
+
+TEST(TamsiSolver, WithoutContactsOneIterationSolvesTheFreeMotion) {
+  ContactProblem problem = RandomProblem(40, 0, 5);
+  TamsiSolver solver;
+  Result result;
+  ASSERT_EQ(solver.Solve(problem, &result), Status::kSuccess);
+  const Eigen::VectorXd expected = Eigen::MatrixXd(problem.M).ldlt().solve(problem.p_star);
+  EXPECT_LT((result.v - expected).norm(), 1e-12 * expected.norm());
+  EXPECT_EQ(result.fn.size(), 0);
+  problem.v_guess.reset();  // start from v* = M⁻¹ p*: already the answer
+  ASSERT_EQ(solver.Solve(problem, &result), Status::kSuccess);
+  EXPECT_LT((result.v - expected).norm(), 1e-12 * expected.norm());
+}
+
+TEST(TamsiSolver, EmptyProblemIsValid) {
+  ContactProblem problem;
+  problem.time_step = 1e-3;
+  TamsiSolver solver;
+  Result result;
+  EXPECT_EQ(solver.Solve(problem, &result), Status::kSuccess);
+  EXPECT_EQ(result.v.size(), 0);
+}
+
+TEST(TamsiSolver, SingularNewtonMatrixIsAStatusNotACrash) {
+  for (LinearSolverType backend : {LinearSolverType::kDense, LinearSolverType::kUmfpack}) {
+    ContactProblem problem;
+    problem.time_step = 1e-3;
+    problem.M.resize(40, 40);
+    for (int i = 0; i < 40; i += 2) {  // 2 × 2 blocks [[1, 1], [1, 1]]: symmetric, positive diagonal, singular
+      problem.M.insert(i, i) = problem.M.insert(i, i + 1) = problem.M.insert(i + 1, i) = problem.M.insert(i + 1, i + 1) = 1;
+    }
+    problem.Jn.resize(0, 40);
+    problem.Jt.resize(0, 40);
+    problem.p_star = Eigen::VectorXd::Ones(40);
+    problem.v_guess = Eigen::VectorXd::Zero(40);
+    Options options;
+    options.linear_solver = backend;
+    TamsiSolver solver(options);
+    Result result;
+    EXPECT_EQ(solver.Solve(problem, &result), Status::kLinearSolverFailed) << ToString(backend);
+    EXPECT_FALSE(result.summary.message.empty());
+    problem.v_guess.reset();  // the free-motion solve fails the same way
+    EXPECT_EQ(solver.Solve(problem, &result), Status::kLinearSolverFailed);
+    EXPECT_THAT(result.summary.message, HasSubstr("free-motion"));
+  }
+}
+
+TEST(ContactProblem, InvalidFieldsAreNamed) {
+  const ContactProblem good = RandomProblem(6, 2, 1);
+  auto expect_error = [&](auto mutate, const std::string& field) {
+    ContactProblem p = good;
+    mutate(p);
+    try {
+      p.Validate();
+      ADD_FAILURE() << "no error for " << field;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr("ContactProblem." + field)) << e.what();
+    }
+    TamsiSolver solver;
+    Result result;
+    EXPECT_THROW(solver.Solve(p, &result), std::invalid_argument);
+  };
+  expect_error([](ContactProblem& p) { p.time_step = 0; }, "time_step");
+  expect_error([](ContactProblem& p) { p.time_step = NAN; }, "time_step");
+  expect_error([](ContactProblem& p) { p.M.conservativeResize(6, 5); }, "M");
+  expect_error([](ContactProblem& p) { p.M.coeffRef(0, 1) += 1.0; }, "M");
+  expect_error([](ContactProblem& p) { p.Jn.conservativeResize(2, 5); }, "Jn");
+  expect_error([](ContactProblem& p) { p.Jt.conservativeResize(3, 6); }, "Jt");
+  expect_error([](ContactProblem& p) { p.p_star[2] = INFINITY; }, "p_star");
+  expect_error([](ContactProblem& p) { p.delta0.resize(3); }, "delta0");
+  expect_error([](ContactProblem& p) { p.stiffness[0] = -1; }, "stiffness");
+  expect_error([](ContactProblem& p) { p.dissipation[1] = -0.1; }, "dissipation");
+  expect_error([](ContactProblem& p) { p.friction[0] = -0.5; }, "friction");
+  expect_error([](ContactProblem& p) { p.v_guess->resize(2); }, "v_guess");
+  expect_error([](ContactProblem& p) { p.v0 = Eigen::VectorXd::Constant(6, NAN); }, "v0");
+}
+
+TEST(Options, InvalidFieldsAreNamed) {
+  auto expect_error = [](auto mutate, const std::string& field) {
+    Options o;
+    mutate(o);
+    std::string error;
+    EXPECT_FALSE(o.IsValid(&error));
+    EXPECT_THAT(error, HasSubstr("Options." + field));
+    EXPECT_THROW(TamsiSolver{o}, std::invalid_argument);
+  };
+  expect_error([](Options& o) { o.stiction_tolerance = 0; }, "stiction_tolerance");
+  expect_error([](Options& o) { o.relative_tolerance = 1.5; }, "relative_tolerance");
+  expect_error([](Options& o) { o.max_iterations = 0; }, "max_iterations");
+  expect_error([](Options& o) { o.max_angle = 4; }, "max_angle");
+  expect_error([](Options& o) { o.linear_solver = LinearSolverType::kCholmod; }, "linear_solver");
+  std::string error;
+  EXPECT_TRUE(Options().IsValid(&error));
+  EXPECT_TRUE(error.empty());
+}
+
+TEST(Summary, ReportsNameTheOutcome) {
+  TamsiSolver solver;
+  Result result;
+  solver.Solve(RandomProblem(50, 10, 2), &result);
+  EXPECT_THAT(result.summary.BriefReport(), HasSubstr("success"));
+  EXPECT_THAT(result.summary.FullReport(), HasSubstr("umfpack"));
+  EXPECT_THAT(result.summary.FullReport(), HasSubstr("threads given/used"));
+}
+
+}  // namespace
+}  // namespace tamsi
