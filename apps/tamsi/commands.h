@@ -10,4 +10,8 @@ namespace tamsi::cli {
 /// `tamsi solve PROBLEM.json`: replays a dumped problem.
 void AddSolveCommand(CLI::App& app);
 
+/// `tamsi quasistatic list|run EXAMPLE [--epsilon E] [--output CSV]|sweep [--output-dir DIR]`: the quasi-static
+/// finite-feedback examples (solver/quasistatic/README.md).
+void AddQuasistaticCommand(CLI::App& app);
+
 }  // namespace tamsi::cli

@@ -7,6 +7,7 @@ int main(int argc, char** argv) {
   CLI::App app{"tamsi: compliant contact with regularized friction, sparse and parallel (Castro, Qu et al. 2020)"};
   app.require_subcommand(0, 1);
   tamsi::cli::AddSolveCommand(app);
+  tamsi::cli::AddQuasistaticCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {  // a subcommand failed: its message, its exit code

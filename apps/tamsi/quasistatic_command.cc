@@ -37,12 +37,13 @@ void RunExample(const RunArgs& args) {
       if (info.name == args.example) epsilon = info.default_epsilon;
     }
   }
-  scenes::Example ex;
+  std::unique_ptr<scenes::Example> example;
   try {
-    ex = scenes::MakeExample(args.example, epsilon);
+    example = std::make_unique<scenes::Example>(scenes::MakeExample(args.example, epsilon));
   } catch (const std::invalid_argument& e) {
     throw CLI::RuntimeError(e.what(), 2);
   }
+  const scenes::Example& ex = *example;
   const qs::SimulationResult r = ex.Run();
   const Eigen::Vector3d& q = r.trajectory.object.back();
   std::cout << ex.info.name << " (epsilon = " << ex.parameters.epsilon << "): " << r.summary.BriefReport() << "\n"
