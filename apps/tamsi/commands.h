@@ -14,4 +14,10 @@ void AddSolveCommand(CLI::App& app);
 /// finite-feedback examples (solver/quasistatic/README.md).
 void AddQuasistaticCommand(CLI::App& app);
 
+/// `tamsi run [SCENE|model.xml] [...]`: simulates a built-in scene or an MJCF model (DESIGN.md, "The command line").
+void AddRunCommand(CLI::App& app);
+
+/// `tamsi list`: the built-in scenes with one-line descriptions.
+void AddListCommand(CLI::App& app);
+
 }  // namespace tamsi::cli

@@ -7,6 +7,8 @@ int main(int argc, char** argv) {
   CLI::App app{"tamsi: compliant contact with regularized friction, sparse and parallel (Castro, Qu et al. 2020)"};
   app.require_subcommand(0, 1);
   tamsi::cli::AddSolveCommand(app);
+  tamsi::cli::AddRunCommand(app);
+  tamsi::cli::AddListCommand(app);
   tamsi::cli::AddQuasistaticCommand(app);
   try {
     app.parse(argc, argv);

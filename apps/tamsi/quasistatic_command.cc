@@ -54,6 +54,10 @@ void RunExample(const RunArgs& args) {
     if (!out) throw CLI::RuntimeError("cannot write " + args.output, 2);
     scenes::WriteTrajectoryCsv(ex, r.trajectory, out);
     std::cout << "wrote " << args.output << "\n";
+    const std::filesystem::path stem = std::filesystem::path(args.output).replace_extension();
+    std::string note;
+    scenes::PlotTrajectory(ex, args.output, stem.string() + ".gp", stem.string() + ".png", &note);
+    std::cout << note << "\n";
   }
 }
 
@@ -101,7 +105,7 @@ void AddQuasistaticCommand(CLI::App& app) {
   run->add_option("example", run_args->example, "example name (see `tamsi quasistatic list`)")->required();
   run->add_option("--epsilon", run_args->epsilon, "feedback scaling epsilon >= 0 (default: the example's)")
       ->check(CLI::NonNegativeNumber);
-  run->add_option("--output", run_args->output, "trajectory CSV path");
+  run->add_option("--output", run_args->output, "trajectory CSV path (a .gp script and .png plot go beside it)");
   run->add_flag("--full-report", run_args->full, "print the full run summary");
   run->callback([run_args]() { RunExample(*run_args); });
 

@@ -62,14 +62,7 @@ void ContactJacobian::Multiply(const ThreadBudget& budget, const Eigen::VectorXd
   vt->resize(2 * num_contacts_);
   budget.For(num_contacts_, 512, [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
-      double c[3] = {0.0, 0.0, 0.0};
-      const double* J = block(i);
-      for (int e = support_ptr_[i]; e < support_ptr_[i + 1]; ++e, J += 3) {
-        const double x = v[support_[e]];
-        c[0] += J[0] * x;
-        c[1] += J[1] * x;
-        c[2] += J[2] * x;
-      }
+      const Eigen::Vector3d c = MultiplyContact(i, v);
       (*vn)[i] = c[0];
       (*vt)[2 * i] = c[1];
       (*vt)[2 * i + 1] = c[2];

@@ -8,25 +8,28 @@ NewtonMatrixPattern::NewtonMatrixPattern(const Eigen::SparseMatrix<double, Eigen
                                          const ContactJacobian& J) {
   const int nv = static_cast<int>(M.cols());
   const int nc = J.num_contacts();
-  // Rows per column: M's rows, then every contact block touching the column.
-  std::vector<std::vector<int>> rows(nv);
-  for (int j = 0; j < nv; ++j)
-    for (Eigen::SparseMatrix<double, Eigen::ColMajor, int>::InnerIterator it(M, j); it; ++it)
-      rows[j].push_back(static_cast<int>(it.row()));
-  for (int i = 0; i < nc; ++i) {
-    const int m = J.support_size(i);
-    const int* S = J.support(i);
-    for (int b = 0; b < m; ++b) rows[S[b]].insert(rows[S[b]].end(), S, S + m);
-  }
+  // Column j holds M's rows and the supports of the contacts touching j (found through the transpose map), once each.
+  std::vector<int> mark(nv, -1), rows;
   col_ptr_.assign(nv + 1, 0);
   row_index_.clear();
+  row_index_.reserve(M.nonZeros() + 4 * static_cast<size_t>(J.support_total()));
   for (int j = 0; j < nv; ++j) {
-    auto& r = rows[j];
-    std::sort(r.begin(), r.end());
-    r.erase(std::unique(r.begin(), r.end()), r.end());
-    row_index_.insert(row_index_.end(), r.begin(), r.end());
+    rows.clear();
+    auto add = [&](int r) {
+      if (mark[r] != j) {
+        mark[r] = j;
+        rows.push_back(r);
+      }
+    };
+    for (Eigen::SparseMatrix<double, Eigen::ColMajor, int>::InnerIterator it(M, j); it; ++it)
+      add(static_cast<int>(it.row()));
+    for (int c = J.contacts_ptr(j); c < J.contacts_ptr(j + 1); ++c) {
+      const int i = J.contact_of(c);
+      for (int a = 0; a < J.support_size(i); ++a) add(J.support(i)[a]);
+    }
+    std::sort(rows.begin(), rows.end());
+    row_index_.insert(row_index_.end(), rows.begin(), rows.end());
     col_ptr_[j + 1] = static_cast<int>(row_index_.size());
-    std::vector<int>().swap(r);
   }
   auto position = [&](int row, int col) {
     const auto begin = row_index_.begin() + col_ptr_[col];
@@ -72,8 +75,10 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
       Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>> Jc(J.block(i), 3, m);
       Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> B(blocks.data() + 9 * i);
       Eigen::Map<Eigen::MatrixXd> K(k_buffer_.data() + k_offset_[i], m, m);
-      const Eigen::Matrix<double, 3, Eigen::Dynamic> BJ = B * Jc;
-      K.noalias() = Jc.transpose() * BJ;
+      for (int b = 0; b < m; ++b) {  // column by column through a fixed-size temporary: no allocation
+        const Eigen::Vector3d BJ_b = B * Jc.col(b);
+        K.col(b).noalias() = Jc.transpose() * BJ_b;
+      }
     }
   });
   const double* m_values = M.valuePtr();

@@ -1,12 +1,15 @@
 #include <tamsi/tamsi_solver.h>
 
+#include "islands.h"
 #include "linear_solver.h"
 
 #include <tamsi/kernels/contact_kernels.h>
 #include <tamsi/kernels/parallel.h>
 #include <tamsi/newton_system.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -17,26 +20,45 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
 
-/// max over contacts of ‖x_{2i..2i+1}‖ (dim 2, tangential) or |x_i| (dim 1, normal).
-double MaxContactNorm(const Eigen::VectorXd& x, int dim) {
-  double worst = 0.0;
-  for (Eigen::Index i = 0; i < x.size(); i += dim)
-    worst = std::max(worst, dim == 2 ? x.segment<2>(i).norm() : std::abs(x[i]));
-  return worst;
+/// Worst outcome first: a non-finite value, then a failed factorization, then the iteration cap.
+int Severity(Status status) {
+  switch (status) {
+    case Status::kNonFiniteValues: return 3;
+    case Status::kLinearSolverFailed: return 2;
+    case Status::kMaxIterationsReached: return 1;
+    case Status::kSuccess: return 0;
+  }
+  return 0;
 }
 
 }  // namespace
 
+/// Newton state of one island. Islands are independent: each has its own factorization, α and convergence test.
+struct IslandSolver {
+  std::unique_ptr<internal::LinearSolver> linear_solver;
+  LinearSolverType type{LinearSolverType::kDense};
+  bool analyzed{false};
+  bool analyzed_now{false};  // in this iteration
+  bool done{false};
+  Status status{Status::kMaxIterationsReached};
+  std::string message;
+  Eigen::VectorXd values, rhs, dv;
+  // This iteration's record.
+  double vt_residual{0}, vn_residual{0}, alpha{1};
+  int limited{0};
+  double time_symbolic{0}, time_numeric{0}, time_solve{0}, time_tals{0};
+};
+
 struct TamsiSolver::Impl {
   explicit Impl(int num_threads) : budget(num_threads) {}
   kernels::ThreadBudget budget;
-  // The Newton-matrix backend and the pattern its symbolic analysis belongs to.
-  std::unique_ptr<internal::LinearSolver> linear_solver;
-  LinearSolverType linear_solver_type{LinearSolverType::kAuto};
-  std::vector<int> analyzed_col_ptr, analyzed_row_index;
-  bool analyzed{false};
-  // Workspaces.
-  Eigen::VectorXd rhs, dv, dvn, dvt, vt_first;
+  // Islands and their solvers (with symbolic analyses) of the last pattern, reused while it holds.
+  std::vector<int> col_ptr, row_index;
+  bool split{false};
+  LinearSolverType given{LinearSolverType::kAuto};
+  internal::IslandPartition partition;
+  std::vector<IslandSolver> islands;
+  Eigen::VectorXd vt_first, dv;
 };
 
 TamsiSolver::TamsiSolver(const Options& options) { set_options(options); }
@@ -50,8 +72,8 @@ void TamsiSolver::set_options(const Options& options) {
   const bool same_threads = impl_ && options.num_threads == options_.num_threads;
   options_ = options;
   if (!same_threads) impl_ = std::make_unique<Impl>(options.num_threads);
-  impl_->analyzed = false;
-  impl_->linear_solver.reset();
+  impl_->col_ptr.clear();  // forget islands and symbolic analyses: the backend or coupling may have changed
+  impl_->islands.clear();
 }
 
 Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
@@ -72,27 +94,38 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   s.num_threads_given = o.num_threads;
   s.num_threads_used = w.budget.num_threads();
   s.linear_solver_given = o.linear_solver;
-  LinearSolverType type = o.linear_solver;
-  if (type == LinearSolverType::kAuto) {
-    type = nv <= o.dense_threshold ? LinearSolverType::kDense
-           : two_way               ? LinearSolverType::kUmfpack
-                                   : LinearSolverType::kCholmod;
-  }
-  s.linear_solver_used = type;
 
-  // Structure: per-contact Jacobian blocks and the Newton matrix pattern. The symbolic analysis is kept while the
-  // pattern and the backend hold, across iterations and across solves.
+  // Structure: per-contact Jacobian blocks, the Newton matrix pattern and its islands. Islands, their backends and
+  // symbolic analyses are kept while the pattern holds, across iterations and across solves.
   Clock::time_point t = Clock::now();
   NewtonSystem system(problem, two_way, o.stiction_tolerance, o.regularization, w.budget);
   const kernels::NewtonMatrixPattern& pattern = system.pattern();
-  const bool reuse = w.analyzed && w.linear_solver && w.linear_solver_type == type &&
-                     pattern.col_ptr() == w.analyzed_col_ptr && pattern.row_index() == w.analyzed_row_index;
-  if (!reuse) {
-    w.linear_solver = internal::MakeLinearSolver(type, /*symmetric=*/!two_way);
-    w.linear_solver_type = type;
-    w.analyzed = false;
+  const kernels::ContactJacobian& J = system.contact_jacobian();
+  if (w.islands.empty() || pattern.col_ptr() != w.col_ptr || pattern.row_index() != w.row_index) {
+    w.partition = internal::FindIslands(pattern, J, o.use_islands);
+    w.islands.clear();
+    w.islands.resize(w.partition.num_islands);
+    for (int k = 0; k < w.partition.num_islands; ++k) {
+      LinearSolverType type = o.linear_solver;
+      if (type == LinearSolverType::kAuto) {
+        type = w.partition.num_velocities(k) <= o.dense_threshold ? LinearSolverType::kDense
+               : two_way                                          ? LinearSolverType::kUmfpack
+                                                                  : LinearSolverType::kCholmod;
+      }
+      w.islands[k].type = type;
+      w.islands[k].linear_solver = internal::MakeLinearSolver(type, /*symmetric=*/!two_way);
+    }
+    w.col_ptr = pattern.col_ptr();
+    w.row_index = pattern.row_index();
   }
+  const internal::IslandPartition& P = w.partition;
   s.newton_matrix_nnz = pattern.nnz();
+  s.num_islands = P.num_islands;
+  int largest = -1;
+  for (int k = 0; k < P.num_islands; ++k)
+    if (largest < 0 || P.num_velocities(k) > P.num_velocities(largest)) largest = k;
+  s.largest_island = largest < 0 ? 0 : P.num_velocities(largest);
+  s.linear_solver_used = largest < 0 ? LinearSolverType::kDense : w.islands[largest].type;
   s.time_assembly += Seconds(t);
 
   auto finish = [&](Status status, Eigen::VectorXd v) {
@@ -132,58 +165,132 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     }
   }
 
-  const internal::CscView A{nv, pattern.col_ptr().data(), pattern.row_index().data(), system.values().data()};
+  for (IslandSolver& island : w.islands) {
+    island.done = false;
+    island.status = Status::kMaxIterationsReached;
+  }
+  w.dv.resize(nv);
   const double tolerance = o.relative_tolerance * o.stiction_tolerance;
-  for (int k = 0; k < o.max_iterations; ++k) {
+  const double cos_max = std::cos(o.max_angle), tan_max = std::tan(o.max_angle);
+
+  // One Newton iteration of island k: factor its block, solve for Δv, limit with TALS, update v, test convergence.
+  auto iterate = [&](int k) {
+    IslandSolver& I = w.islands[k];
+    const int n = P.num_velocities(k);
+    const int* dofs = P.velocities.data() + P.velocity_ptr[k];
+    const int* entries = P.value_source.data() + P.entry_ptr[k];
+    const int num_entries = P.entry_ptr[k + 1] - P.entry_ptr[k];
+    I.values.resize(num_entries);
+    for (int e = 0; e < num_entries; ++e) I.values[e] = system.values()[entries[e]];
+    const internal::CscView A{n, P.local_col_ptr.data() + P.column_ptr[k], P.local_row_index.data() + P.entry_ptr[k],
+                              I.values.data()};
+    auto fail = [&](Status status) {
+      I.status = status;
+      I.done = true;
+    };
+    Clock::time_point ti = Clock::now();
+    if (!I.analyzed) {
+      if (!I.linear_solver->Analyze(A, &I.message)) return fail(Status::kLinearSolverFailed);
+      I.analyzed = I.analyzed_now = true;
+      I.time_symbolic = Seconds(ti);
+      ti = Clock::now();
+    }
+    const bool factored = I.linear_solver->Factor(A, &I.message);
+    I.time_numeric = Seconds(ti);
+    if (!factored) return fail(Status::kLinearSolverFailed);
+    ti = Clock::now();
+    I.rhs.resize(n);
+    for (int a = 0; a < n; ++a) I.rhs[a] = -system.residual()[dofs[a]];
+    const bool solved = I.linear_solver->Solve(I.rhs, &I.dv, &I.message);
+    I.time_solve = Seconds(ti);
+    if (!solved) return fail(Status::kLinearSolverFailed);
+    if (!I.dv.allFinite()) return fail(Status::kNonFiniteValues);
+    // TALS (Sec. III-A) over the island's contacts: α = minᵢ αᵢ. The update is scattered into v below, after all
+    // contact velocity changes are computed from the island's Δv.
+    ti = Clock::now();
+    // Islands own disjoint velocities and their contacts touch only those: sharing w.dv is race-free.
+    for (int a = 0; a < n; ++a) w.dv[dofs[a]] = I.dv[a];
+    I.alpha = 1.0;
+    I.limited = 0;
+    I.vt_residual = I.vn_residual = 0.0;
+    for (int c = P.contact_ptr[k]; c < P.contact_ptr[k + 1]; ++c) {
+      const int i = P.contacts[c];
+      const Eigen::Vector3d dvc = J.MultiplyContact(i, w.dv);
+      I.vn_residual = std::max(I.vn_residual, std::abs(dvc[0]));
+      I.vt_residual = std::max(I.vt_residual, dvc.tail<2>().norm());
+      if (o.use_tals) {
+        const double alpha =
+            kernels::TalsAlpha(system.vt().segment<2>(2 * i), dvc.tail<2>(), o.stiction_tolerance, cos_max, tan_max);
+        I.alpha = std::min(I.alpha, alpha);
+        I.limited += alpha < 1.0;
+      }
+    }
+    for (int a = 0; a < n; ++a) v[dofs[a]] += I.alpha * I.dv[a];
+    I.time_tals = Seconds(ti);
+    // Converged when the full Newton update of every contact is below the tolerance, tangential and normal alike.
+    if (I.vt_residual <= tolerance && I.vn_residual <= tolerance) {
+      I.status = Status::kSuccess;
+      I.done = true;
+    }
+  };
+
+  std::vector<int> active;
+  for (int iteration = 0; iteration < o.max_iterations; ++iteration) {
+    active.clear();
+    for (int k = 0; k < P.num_islands; ++k)
+      if (!w.islands[k].done) active.push_back(k);
+    if (active.empty()) break;
+
+    // Residual r(v) = M v − p* − h (Jnᵀ π + Jtᵀ ft) (eq. 21; eq. 12 with π frozen) and the Newton matrix.
     t = Clock::now();
     system.Evaluate(v);
-    if (k == 0) w.vt_first = system.vt();
+    if (iteration == 0) w.vt_first = system.vt();
     s.time_residual += Seconds(t);
     if (!system.residual().allFinite()) return finish(Status::kNonFiniteValues, std::move(v));
-
     t = Clock::now();
     system.Assemble();
     s.time_assembly += Seconds(t);
-    if (!w.analyzed) {
-      t = Clock::now();
-      if (!w.linear_solver->Analyze(A, &s.message)) return finish(Status::kLinearSolverFailed, std::move(v));
-      w.analyzed = true;
-      w.analyzed_col_ptr = pattern.col_ptr();
-      w.analyzed_row_index = pattern.row_index();
-      ++s.symbolic_factorizations;
-      s.time_symbolic += Seconds(t);
+
+    // Islands in parallel: each writes only its own velocities and its own IslandSolver.
+    w.budget.For(static_cast<int>(active.size()), 1, [&](int begin, int end) {
+      for (int a = begin; a < end; ++a) iterate(active[a]);
+    });
+
+    double vt_residual = 0.0, vn_residual = 0.0, alpha = 1.0;
+    int limited = 0;
+    for (int k : active) {
+      const IslandSolver& I = w.islands[k];
+      vt_residual = std::max(vt_residual, I.vt_residual);
+      vn_residual = std::max(vn_residual, I.vn_residual);
+      alpha = std::min(alpha, I.alpha);
+      limited += I.limited;
+      s.time_symbolic += I.time_symbolic;
+      s.time_numeric += I.time_numeric;
+      s.time_solve += I.time_solve;
+      s.time_tals += I.time_tals;
+      s.symbolic_factorizations += I.analyzed_now;
+      ++s.numeric_factorizations;
     }
-    t = Clock::now();
-    const bool factored = w.linear_solver->Factor(A, &s.message);
-    ++s.numeric_factorizations;
-    s.time_numeric += Seconds(t);
-    if (!factored) return finish(Status::kLinearSolverFailed, std::move(v));
-    t = Clock::now();
-    w.rhs = -system.residual();
-    const bool solved = w.linear_solver->Solve(w.rhs, &w.dv, &s.message);
-    s.time_solve += Seconds(t);
-    if (!solved) return finish(Status::kLinearSolverFailed, std::move(v));
-    if (!w.dv.allFinite()) return finish(Status::kNonFiniteValues, std::move(v));
-
-    // TALS (Sec. III-A): α = minᵢ αᵢ over the contacts' tangential updates.
-    t = Clock::now();
-    system.contact_jacobian().Multiply(w.budget, w.dv, &w.dvn, &w.dvt);
-    kernels::TalsLimit limit{1.0, 0};
-    if (o.use_tals) limit = kernels::CalcTalsLimit(w.budget, system.vt(), w.dvt, o.stiction_tolerance, o.max_angle);
-    v += limit.alpha * w.dv;
-    s.time_tals += Seconds(t);
-
-    const double vt_residual = MaxContactNorm(w.dvt, 2);
-    const double vn_residual = MaxContactNorm(w.dvn, 1);
     s.vt_residual.push_back(vt_residual);
     s.vn_residual.push_back(vn_residual);
-    s.alpha.push_back(limit.alpha);
-    s.tals_limited_contacts.push_back(limit.limited_contacts);
-    s.iterations = k + 1;
-    // Converged when the full Newton update of every contact is below the tolerance, tangential and normal alike.
-    if (vt_residual <= tolerance && vn_residual <= tolerance) return finish(Status::kSuccess, std::move(v));
+    s.alpha.push_back(alpha);
+    s.tals_limited_contacts.push_back(limited);
+    s.iterations = iteration + 1;
+    for (int k : active) {
+      w.islands[k].analyzed_now = false;
+      w.islands[k].time_symbolic = 0.0;
+    }
   }
-  return finish(Status::kMaxIterationsReached, std::move(v));
+
+  Status status = Status::kSuccess;
+  for (int k = 0; k < P.num_islands; ++k) {
+    const IslandSolver& I = w.islands[k];
+    if (Severity(I.status) > Severity(status)) {
+      status = I.status;
+      s.message = I.message.empty() ? "" : "island " + std::to_string(k) + ": " + I.message;
+    }
+  }
+  return finish(status, std::move(v));
 }
 
 }  // namespace tamsi

@@ -271,3 +271,104 @@ TEST(Summary, ReportsNameTheOutcome) {
 
 }  // namespace
 }  // namespace tamsi
+
+namespace tamsi {
+namespace {
+
+/// Three random problems side by side plus two contact-free velocities: five islands.
+ContactProblem ThreeIslands() {
+  const ContactProblem parts[3] = {testing::RandomProblem(40, 12, 31), testing::RandomProblem(25, 9, 32),
+                                   testing::RandomProblem(60, 20, 33)};
+  ContactProblem p;
+  p.time_step = parts[0].time_step;
+  int nv = 2, nc = 0;
+  for (const ContactProblem& part : parts) {
+    nv += part.num_velocities();
+    nc += part.num_contacts();
+  }
+  std::vector<Eigen::Triplet<double, int>> M, Jn, Jt;
+  p.p_star.resize(nv);
+  p.v_guess = Eigen::VectorXd(nv);
+  p.delta0.resize(nc);
+  p.stiffness.resize(nc);
+  p.dissipation.resize(nc);
+  p.friction.resize(nc);
+  int dof = 0, contact = 0;
+  auto append = [](std::vector<Eigen::Triplet<double, int>>* out, const SparseMatrix& A, int row0, int col0) {
+    for (int j = 0; j < A.outerSize(); ++j)
+      for (SparseMatrix::InnerIterator it(A, j); it; ++it)
+        out->emplace_back(row0 + it.row(), col0 + it.col(), it.value());
+  };
+  for (const ContactProblem& part : parts) {
+    const int n = part.num_velocities(), m = part.num_contacts();
+    append(&M, part.M, dof, dof);
+    append(&Jn, part.Jn, contact, dof);
+    append(&Jt, part.Jt, 2 * contact, dof);
+    p.p_star.segment(dof, n) = part.p_star;
+    p.v_guess->segment(dof, n) = *part.v_guess;
+    p.delta0.segment(contact, m) = part.delta0;
+    p.stiffness.segment(contact, m) = part.stiffness;
+    p.dissipation.segment(contact, m) = part.dissipation;
+    p.friction.segment(contact, m) = part.friction;
+    dof += n;
+    contact += m;
+  }
+  for (int j = dof; j < nv; ++j) {  // free velocities
+    M.emplace_back(j, j, 2.0);
+    p.p_star[j] = 0.1 * j;
+    (*p.v_guess)[j] = 0.0;
+  }
+  p.M.resize(nv, nv);
+  p.M.setFromTriplets(M.begin(), M.end());
+  p.Jn.resize(nc, nv);
+  p.Jn.setFromTriplets(Jn.begin(), Jn.end());
+  p.Jt.resize(2 * nc, nv);
+  p.Jt.setFromTriplets(Jt.begin(), Jt.end());
+  return p;
+}
+
+TEST(TamsiSolverIslands, AgreeWithTheMonolithicSolve) {
+  const ContactProblem problem = ThreeIslands();
+  Options options;
+  options.relative_tolerance = 1e-4;
+  options.use_islands = false;
+  TamsiSolver monolithic(options);
+  options.use_islands = true;
+  TamsiSolver islands(options);
+  Result expected, actual;
+  ASSERT_EQ(monolithic.Solve(problem, &expected), Status::kSuccess);
+  ASSERT_EQ(islands.Solve(problem, &actual), Status::kSuccess);
+  EXPECT_EQ(expected.summary.num_islands, 1);
+  EXPECT_EQ(actual.summary.num_islands, 5);
+  EXPECT_EQ(actual.summary.largest_island, 60);
+  EXPECT_EQ(actual.summary.linear_solver_used, LinearSolverType::kUmfpack);
+  EXPECT_LT((actual.v - expected.v).lpNorm<Eigen::Infinity>(), 1e-9);
+  EXPECT_LT((actual.fn - expected.fn).lpNorm<Eigen::Infinity>(), 1e-6 * expected.fn.lpNorm<Eigen::Infinity>());
+  // Free velocities: v = M⁻¹ p*.
+  const int nv = problem.num_velocities();
+  EXPECT_DOUBLE_EQ(actual.v[nv - 1], 0.1 * (nv - 1) / 2.0);
+  // Each island stops when it converges: never more factorizations than the monolithic solve would need per island.
+  EXPECT_LE(actual.summary.numeric_factorizations, 5 * expected.summary.iterations);
+}
+
+TEST(TamsiSolverIslands, BitwiseIdenticalForAnyThreadCount) {
+  const ContactProblem problem = ThreeIslands();
+  Result reference;
+  for (int threads : {1, 2, 4}) {
+    Options options;
+    options.num_threads = threads;
+    TamsiSolver solver(options);
+    Result result;
+    ASSERT_EQ(solver.Solve(problem, &result), Status::kSuccess);
+    if (threads == 1) {
+      reference = result;
+    } else {
+      EXPECT_EQ(result.v, reference.v) << threads << " threads";
+      EXPECT_EQ(result.fn, reference.fn) << threads << " threads";
+      EXPECT_EQ(result.summary.iterations, reference.summary.iterations);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tamsi

@@ -68,8 +68,12 @@ struct Options {
   bool use_tals{true};
   /// TALS angular limit θ_max (rad), in (0, π).
   double max_angle{1.0471975511965976};
+  /// Solve each island (connected component of the Newton matrix's graph: velocities coupled through M or a shared
+  /// contact) with its own factorization, TALS α and convergence test, islands in parallel. Off: one Newton
+  /// iteration over the whole system with a global α (the paper's formulation). Both meet the same tolerance.
+  bool use_islands{true};
   LinearSolverType linear_solver{LinearSolverType::kAuto};
-  /// kAuto uses the dense backend up to this many velocities.
+  /// kAuto uses the dense backend for systems (islands) of up to this many velocities.
   int dense_threshold{32};
   /// Thread budget for the parallel kernels; ≤ 0 means all hardware threads. Results are bitwise identical for any
   /// value.
@@ -83,27 +87,32 @@ struct Options {
 struct Summary {
   Status status{Status::kSuccess};
   int iterations{0};
-  /// Per iteration: max over contacts of the full Newton update ‖Δvt,i‖ (m/s) and |Δvn,i| (m/s), the TALS α
-  /// applied (v ← v + α Δv), and how many contacts had αᵢ < 1.
+  /// Per iteration (over the islands still iterating): max over contacts of the full Newton update ‖Δvt,i‖ (m/s) and |Δvn,i| (m/s), the TALS α
+  /// applied (v ← v + α Δv; the smallest over islands), and how many contacts had αᵢ < 1.
   std::vector<double> vt_residual;
   std::vector<double> vn_residual;
   std::vector<double> alpha;
   std::vector<int> tals_limited_contacts;
+  /// Islands solved, and the velocities of the largest.
+  int num_islands{0};
+  int largest_island{0};
   /// Contacts whose stick/slip state (‖vt‖ < v_s) differs between the first and the last iterate.
   int stick_slip_transitions{0};
   int num_velocities{0};
   int num_contacts{0};
   /// Nonzeros of the Newton matrix (full pattern).
   long long newton_matrix_nnz{0};
-  /// Symbolic analyses done in this solve (0 when the pattern of the previous solve was reused).
+  /// Symbolic analyses done in this solve, summed over islands (0 when the pattern of the previous solve was reused).
   int symbolic_factorizations{0};
   int numeric_factorizations{0};
-  /// Seconds spent: evaluating contact forces and the residual; assembling the Newton matrix; symbolic analysis;
-  /// numeric factorization; triangular solves; TALS; and in total.
+  /// Seconds spent: evaluating contact forces and the residual; assembling the Newton matrix (and finding islands);
+  /// symbolic analysis; numeric factorization; triangular solves; TALS; and in total (wall clock). The per-island
+  /// phases (symbolic, numeric, solve, TALS) are summed over islands: CPU seconds when islands run in parallel.
   double time_residual{0}, time_assembly{0}, time_symbolic{0}, time_numeric{0}, time_solve{0}, time_tals{0},
       time_total{0};
   int num_threads_given{1}, num_threads_used{1};
   LinearSolverType linear_solver_given{LinearSolverType::kAuto};
+  /// The backend of the largest island.
   LinearSolverType linear_solver_used{LinearSolverType::kDense};
   Coupling coupling{Coupling::kTwoWay};
   /// Set when status is kLinearSolverFailed: the backend's own words.

@@ -28,9 +28,20 @@ class ContactJacobian {
   int support_size(int i) const { return support_ptr_[i + 1] - support_ptr_[i]; }
   const int* support(int i) const { return support_.data() + support_ptr_[i]; }
   const double* block(int i) const { return blocks_.data() + 3 * support_ptr_[i]; }
+  /// The contacts touching velocity j are contact_of(c) for c in [contacts_ptr(j), contacts_ptr(j + 1)), increasing.
+  int contacts_ptr(int j) const { return transpose_ptr_[j]; }
+  int contact_of(int c) const { return transpose_contact_[c]; }
   /// Σᵢ |S_i|.
   int support_total() const { return support_ptr_.empty() ? 0 : support_ptr_.back(); }
 
+  /// (vn_i, vt_2i, vt_2i+1) of contact i: Jcᵢ v.
+  Eigen::Vector3d MultiplyContact(int i, const Eigen::VectorXd& v) const {
+    Eigen::Vector3d c = Eigen::Vector3d::Zero();
+    const double* J = block(i);
+    for (int e = support_ptr_[i]; e < support_ptr_[i + 1]; ++e, J += 3)
+      c += Eigen::Map<const Eigen::Vector3d>(J) * v[support_[e]];
+    return c;
+  }
   /// vn = Jn v (nc), vt = Jt v (2nc). Overwrites.
   void Multiply(const ThreadBudget& budget, const Eigen::VectorXd& v, Eigen::VectorXd* vn,
                 Eigen::VectorXd* vt) const;

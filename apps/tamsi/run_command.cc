@@ -1,0 +1,241 @@
+#include "commands.h"
+
+#include <tamsi/problem_io.h>
+#include <tamsi/scenes/scene_library.h>
+#include <tamsi/scenes/simulator.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tamsi::cli {
+namespace {
+
+struct RunArgs {
+  std::string scene;
+  std::optional<double> dt, duration, stiffness, dissipation, stiction_tolerance;
+  std::string solver{"tamsi"};
+  std::string mujoco_solver;
+  int threads{1};
+  std::string keyframe;
+  std::string output_path;
+  std::string dump_dir;
+  bool quiet{false};
+  int bodies{200};
+  std::uint32_t seed{1};
+  bool settle{false};
+};
+
+/// Bodies whose pose depends on a joint (the ones that move), in body order.
+std::vector<int> MovingBodies(const mjModel& model) {
+  std::vector<int> bodies;
+  for (int b = 1; b < model.nbody; ++b) {
+    int body = b;
+    while (body > 0 && model.body_dofnum[body] == 0) body = model.body_parentid[body];
+    if (body > 0) bodies.push_back(b);
+  }
+  return bodies;
+}
+
+/// The trajectory CSV of DESIGN.md: time, then per moving body position, quaternion, linear and angular velocity
+/// (world frame, SI units).
+class TrajectoryWriter {
+ public:
+  TrajectoryWriter(const std::string& path, const mjModel& model) : out_(path), bodies_(MovingBodies(model)) {
+    if (!out_) throw CLI::RuntimeError("cannot write trajectory file '" + path + "'", 2);
+    out_.precision(10);
+    out_ << "time";
+    static const char* kFields[] = {"x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"};
+    for (int b : bodies_) {
+      const char* name = mj_id2name(&model, mjOBJ_BODY, b);
+      const std::string body = name ? name : "body" + std::to_string(b);
+      for (const char* field : kFields) out_ << "," << body << "_" << field;
+    }
+    out_ << "\n";
+  }
+  /// Writes the current state; the caller has refreshed the kinematics.
+  void Write(const mjModel& model, const mjData& data) {
+    out_ << data.time;
+    for (int b : bodies_) {
+      double velocity[6];  // angular, linear (world orientation, at the body origin)
+      mj_objectVelocity(&model, &data, mjOBJ_BODY, b, velocity, 0);
+      for (int k = 0; k < 3; ++k) out_ << "," << data.xpos[3 * b + k];
+      for (int k = 0; k < 4; ++k) out_ << "," << data.xquat[4 * b + k];
+      for (int k = 3; k < 6; ++k) out_ << "," << velocity[k];
+      for (int k = 0; k < 3; ++k) out_ << "," << velocity[k];
+    }
+    out_ << "\n";
+  }
+  void Flush() { out_.flush(); }
+
+ private:
+  std::ofstream out_;
+  std::vector<int> bodies_;
+};
+
+std::string Format(const char* format, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), format, value);
+  return buffer;
+}
+
+void RunScene(const RunArgs& args) {
+  const std::string scene_name = args.scene.empty() ? scenes::DefaultSceneName() : args.scene;
+  scenes::SceneOptions scene_options;
+  scene_options.clutter_bodies = args.bodies;
+  scene_options.clutter_seed = args.seed;
+  scenes::Scene scene;
+  try {
+    scene = scenes::LoadScene(scene_name, scene_options);
+  } catch (const std::exception& e) {  // unknown scene, missing or malformed model, invalid scene option
+    throw CLI::RuntimeError(e.what(), 2);
+  }
+
+  scenes::SimulatorOptions options;
+  options.engine = args.solver == "mujoco" ? scenes::Engine::kMujoco : scenes::Engine::kTamsi;
+  options.solver.coupling = args.solver == "tamsi-oneway" ? Coupling::kOneWay : Coupling::kTwoWay;
+  options.solver.num_threads = args.threads;
+  options.solver.stiction_tolerance = args.stiction_tolerance.value_or(scene.stiction_tolerance);
+  options.time_step = args.dt.value_or(0.0);
+  options.contact = scene.contact;
+  if (args.stiffness) {
+    options.contact.stiffness = *args.stiffness;
+    options.contact.override_stiffness = true;
+  }
+  if (args.dissipation) {
+    options.contact.dissipation = *args.dissipation;
+    options.contact.override_dissipation = true;
+  }
+  static const std::map<std::string, int> kMujocoSolvers{{"pgs", mjSOL_PGS}, {"cg", mjSOL_CG}, {"newton", mjSOL_NEWTON}};
+  if (!args.mujoco_solver.empty()) options.mujoco_solver = kMujocoSolvers.at(args.mujoco_solver);
+  std::string error;
+  if (!options.solver.IsValid(&error)) throw CLI::RuntimeError(error, 2);
+
+  std::unique_ptr<scenes::Simulator> simulator;
+  try {
+    const int keyframe = scenes::FindKeyframe(*scene.model, args.keyframe);
+    simulator = std::make_unique<scenes::Simulator>(std::move(scene.model), options, keyframe, scene.controller);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::RuntimeError(e.what(), 2);
+  }
+  scenes::Simulator& sim = *simulator;
+  const mjModel& model = sim.model();
+  const double h = sim.time_step();
+  const double duration = args.duration.value_or(scene.duration);
+  const long long num_steps = std::max(1LL, std::llround(duration / h));
+  const std::string engine = args.solver == "mujoco"
+                                 ? "mujoco" + (args.mujoco_solver.empty() ? "" : " (" + args.mujoco_solver + ")")
+                                 : args.solver;
+  if (!args.quiet) {
+    std::cout << "scene " << scene.name << ": nq = " << model.nq << ", nv = " << model.nv << ", bodies = "
+              << model.nbody - 1 << ", geoms = " << model.ngeom << "; solver " << engine << ", h = " << h
+              << " s, " << num_steps << " steps";
+    if (options.engine == scenes::Engine::kTamsi) std::cout << ", v_s = " << options.solver.stiction_tolerance << " m/s";
+    std::cout << "\n";
+  }
+
+  if (args.settle) {
+    const bool settled = scenes::Settle(&sim, 1e-2, 10.0);
+    if (!args.quiet) {
+      std::cout << (settled ? "settled" : "not settled (all speeds below 1e-2 not reached)") << " after "
+                << sim.statistics().steps << " steps, t = " << sim.time() << " s\n";
+    }
+    sim.ResetStatistics();
+  }
+
+  std::unique_ptr<TrajectoryWriter> trajectory;
+  if (!args.output_path.empty()) {
+    trajectory = std::make_unique<TrajectoryWriter>(args.output_path, model);
+    sim.UpdateKinematics();
+    trajectory->Write(model, sim.data());
+  }
+  if (!args.dump_dir.empty()) {
+    if (options.engine != scenes::Engine::kTamsi) {
+      throw CLI::RuntimeError("--dump-problems needs --solver tamsi or tamsi-oneway", 2);
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(args.dump_dir, ec);
+    if (ec || !std::filesystem::is_directory(args.dump_dir)) {
+      throw CLI::RuntimeError("cannot create directory '" + args.dump_dir + "'", 2);
+    }
+    const std::string dir = args.dump_dir;
+    sim.set_problem_sink([dir](const ContactProblem& problem, long long step, int substep, int substeps) {
+      char name[96];
+      if (substeps == 1) {
+        std::snprintf(name, sizeof(name), "step_%06lld.json", step);
+      } else {
+        std::snprintf(name, sizeof(name), "step_%06lld_sub%02dof%02d.json", step, substep + 1, substeps);
+      }
+      WriteProblem(problem, (std::filesystem::path(dir) / name).string());
+    });
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  auto last_report = start;
+  for (long long k = 0; k < num_steps; ++k) {
+    try {
+      sim.Step();
+    } catch (const scenes::StepFailedError& e) {
+      if (trajectory) trajectory->Flush();
+      std::cout << sim.statistics().Report();
+      throw CLI::RuntimeError(std::string("run stopped: ") + e.what() +
+                                  (trajectory ? " (the trajectory holds every step up to it)" : ""),
+                              1);
+    } catch (const ProblemFormatError& e) {
+      throw CLI::RuntimeError(std::string("--dump-problems: ") + e.what(), 1);
+    }
+    if (trajectory) {
+      sim.UpdateKinematics();
+      trajectory->Write(model, sim.data());
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (!args.quiet && std::chrono::duration<double>(now - last_report).count() > 1.0) {
+      last_report = now;
+      const auto& stats = sim.statistics();
+      std::cerr << "  t = " << Format("%.3f", sim.time()) << " s of " << Format("%.3g", duration)
+                << " s, real-time rate " << Format("%.3g", stats.real_time_rate()) << "x, contacts "
+                << sim.builder().contacts().size() << "\n";
+    }
+  }
+  std::cout << sim.statistics().Report();
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "Simulate a built-in scene or an MJCF model and print a summary");
+  cmd->add_option("scene", args->scene,
+                  std::string("Built-in scene name (tamsi list) or MJCF file; default ") + scenes::DefaultSceneName());
+  cmd->add_option("--dt", args->dt, "Time step h (s); default: the model's timestep")->check(CLI::PositiveNumber);
+  cmd->add_option("--duration", args->duration, "Simulated time (s); default: the scene's")->check(CLI::PositiveNumber);
+  cmd->add_option("--solver", args->solver, "tamsi (two-way), tamsi-oneway, or mujoco (MuJoCo's own solver)")
+      ->check(CLI::IsMember({"tamsi", "tamsi-oneway", "mujoco"}));
+  cmd->add_option("--mujoco-solver", args->mujoco_solver, "With --solver mujoco: newton, cg or pgs (default: model's)")
+      ->check(CLI::IsMember({"newton", "cg", "pgs"}));
+  cmd->add_option("--threads", args->threads, "Solver threads (0: all hardware threads)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--stiffness", args->stiffness, "Per-geom contact stiffness (N/m), overrides MJCF user data")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--dissipation", args->dissipation, "Per-geom Hunt-Crossley dissipation (s/m), overrides MJCF user data")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--stiction-tolerance", args->stiction_tolerance, "Stiction tolerance v_s (m/s); default 1e-4")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--keyframe", args->keyframe, "Initial state: keyframe name (default: the model's first)");
+  cmd->add_option("--output", args->output_path, "Trajectory CSV (time, per moving body pose and velocity)");
+  cmd->add_option("--dump-problems", args->dump_dir, "Write each step's problem as JSON into this directory");
+  cmd->add_flag("--quiet", args->quiet, "No header and no progress lines (the summary is still printed)");
+  cmd->add_option("--bodies", args->bodies, "clutter_bin: number of bodies (default 200)")->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", args->seed, "clutter_bin: random seed (default 1)");
+  cmd->add_flag("--settle", args->settle, "Simulate until at rest (speeds < 1e-2, at most 10 s) before the run");
+  cmd->callback([args] { RunScene(*args); });
+}
+
+}  // namespace tamsi::cli

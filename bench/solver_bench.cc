@@ -1,0 +1,114 @@
+/// @file
+/// Whole TAMSI solves of one time step on the seeded synthetic families, over the number of bodies N, the thread
+/// budget and the coupling (two-way eq. 21–23 with UMFPACK, one-way eq. 12–17 with CHOLMOD; kAuto picks them above
+/// Options::dense_threshold), plus the dense oracle for the sparse/dense ratio.
+///
+/// One TamsiSolver is reused across the benchmark's iterations, as a simulator reuses it across time steps: the
+/// symbolic analysis is done in the first iteration only, so the times are steady-state steps (counter "symbolic"
+/// is the number of analyses in the last iteration: 0 when reused).
+
+#include <tamsi/synthetic/synthetic_problems.h>
+#include <tamsi/tamsi_solver.h>
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+namespace tamsi {
+namespace {
+
+using Generator = synthetic::SyntheticProblem (*)(int, std::uint64_t, const synthetic::SyntheticOptions&);
+
+/// Arguments: N, threads, one-way (0/1). Counters: nv, nc, nnz (Newton matrix), iterations, converged (1 when the
+/// solve succeeded: a step that hits the iteration cap is timed too, and says so).
+void RunSolve(benchmark::State& state, Generator generate, synthetic::SyntheticOptions options,
+              LinearSolverType backend) {
+  const int n = static_cast<int>(state.range(0));
+  const ContactProblem problem = generate(n, 1, options).problem;
+  Options solver_options;
+  solver_options.num_threads = static_cast<int>(state.range(1));
+  solver_options.coupling = state.range(2) ? Coupling::kOneWay : Coupling::kTwoWay;
+  solver_options.linear_solver = backend;
+  TamsiSolver solver(solver_options);
+  Result result;
+  for (auto _ : state) {
+    solver.Solve(problem, &result);
+    benchmark::DoNotOptimize(result.v.data());
+  }
+  const Summary& s = result.summary;
+  state.counters["nv"] = s.num_velocities;
+  state.counters["nc"] = s.num_contacts;
+  state.counters["nnz"] = static_cast<double>(s.newton_matrix_nnz);
+  state.counters["iterations"] = s.iterations;
+  state.counters["converged"] = s.status == Status::kSuccess;
+  state.counters["symbolic"] = s.symbolic_factorizations;
+  state.counters["ms_numeric"] = 1e3 * s.time_numeric;
+  state.counters["ms_assembly"] = 1e3 * s.time_assembly;
+  state.SetLabel(std::string(ToString(s.linear_solver_used)) + " " + ToString(s.status));
+}
+
+synthetic::SyntheticOptions Motion(synthetic::InitialMotion motion, int tower_height = 0) {
+  synthetic::SyntheticOptions o;
+  o.motion = motion;
+  o.tower_height = tower_height;
+  return o;
+}
+
+void BM_TamsiSolveSpheresResting(benchmark::State& state) {
+  RunSolve(state, &synthetic::SpheresOnPlane, Motion(synthetic::InitialMotion::kResting), LinearSolverType::kAuto);
+}
+void BM_TamsiSolveSpheresSliding(benchmark::State& state) {
+  RunSolve(state, &synthetic::SpheresOnPlane, Motion(synthetic::InitialMotion::kSliding), LinearSolverType::kAuto);
+}
+/// One tower of N resting spheres: a chain of N contacts, block-tridiagonal Newton matrix.
+void BM_TamsiSolveStack(benchmark::State& state) {
+  RunSolve(state, &synthetic::SphereStack, Motion(synthetic::InitialMotion::kResting), LinearSolverType::kAuto);
+}
+/// Towers of 10 spheres sliding over each other: N/10 independent chains.
+void BM_TamsiSolveStackSliding(benchmark::State& state) {
+  RunSolve(state, &synthetic::SphereStack, Motion(synthetic::InitialMotion::kSliding, 10), LinearSolverType::kAuto);
+}
+void BM_TamsiSolveBoxesSliding(benchmark::State& state) {
+  RunSolve(state, &synthetic::BoxGrid, Motion(synthetic::InitialMotion::kSliding), LinearSolverType::kAuto);
+}
+/// The dense oracle (LU two-way, LDLᵀ one-way) on the single tower, for the sparse/dense ratio.
+void BM_TamsiSolveStackDense(benchmark::State& state) {
+  RunSolve(state, &synthetic::SphereStack, Motion(synthetic::InitialMotion::kResting), LinearSolverType::kDense);
+}
+void BM_TamsiSolveSpheresSlidingDense(benchmark::State& state) {
+  RunSolve(state, &synthetic::SpheresOnPlane, Motion(synthetic::InitialMotion::kSliding), LinearSolverType::kDense);
+}
+
+/// N = 10 … 10,000 (400: nv = 2,400 as the largest dense case) with two-way and one-way at 1 thread, and two-way at 2 threads.
+void Sizes(benchmark::internal::Benchmark* b, int max_n) {
+  b->ArgNames({"N", "threads", "oneway"})->Unit(benchmark::kMillisecond);
+  for (int n : {10, 30, 100, 300, 400, 1000, 3000, 10000}) {
+    if (n > max_n) break;
+    b->Args({n, 1, 0});
+    b->Args({n, 1, 1});
+    b->Args({n, 2, 0});
+  }
+}
+void LargeSizes(benchmark::internal::Benchmark* b) { Sizes(b, 10000); }
+void SlidingStackSizes(benchmark::internal::Benchmark* b) { Sizes(b, 1000); }
+/// nv = 6N up to 2,400.
+void DenseSizes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"N", "threads", "oneway"})->Unit(benchmark::kMillisecond);
+  for (int n : {10, 30, 100, 200, 400}) {
+    b->Args({n, 1, 0});
+    b->Args({n, 1, 1});
+  }
+}
+
+BENCHMARK(BM_TamsiSolveSpheresResting)->Apply(LargeSizes);
+BENCHMARK(BM_TamsiSolveSpheresSliding)->Apply(LargeSizes);
+BENCHMARK(BM_TamsiSolveStack)->Apply(LargeSizes);
+BENCHMARK(BM_TamsiSolveStackSliding)->Apply(SlidingStackSizes);
+BENCHMARK(BM_TamsiSolveBoxesSliding)->Apply(LargeSizes);
+BENCHMARK(BM_TamsiSolveStackDense)->Apply(DenseSizes);
+BENCHMARK(BM_TamsiSolveSpheresSlidingDense)->Apply(DenseSizes);
+
+}  // namespace
+}  // namespace tamsi
+
+BENCHMARK_MAIN();

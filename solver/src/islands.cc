@@ -1,0 +1,84 @@
+#include "islands.h"
+
+#include <numeric>
+
+namespace tamsi::internal {
+namespace {
+
+int Find(std::vector<int>& parent, int x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+}  // namespace
+
+IslandPartition FindIslands(const kernels::NewtonMatrixPattern& pattern, const kernels::ContactJacobian& J,
+                            bool split) {
+  const int nv = pattern.size();
+  const std::vector<int>& col_ptr = pattern.col_ptr();
+  const std::vector<int>& row_index = pattern.row_index();
+  // Union-find over velocities; the pattern already joins every pair coupled by M or by a contact.
+  std::vector<int> parent(nv);
+  std::iota(parent.begin(), parent.end(), 0);
+  if (split) {
+    for (int j = 0; j < nv; ++j)
+      for (int e = col_ptr[j]; e < col_ptr[j + 1]; ++e) {
+        const int a = Find(parent, row_index[e]), b = Find(parent, j);
+        if (a != b) parent[std::max(a, b)] = std::min(a, b);
+      }
+  } else {
+    std::fill(parent.begin(), parent.end(), 0);
+  }
+  // Number islands by their smallest velocity: a root is always the smallest index of its set.
+  IslandPartition p;
+  std::vector<int> island(nv), local(nv);
+  for (int j = 0; j < nv; ++j) {
+    const int root = Find(parent, j);
+    island[j] = root == j ? p.num_islands++ : island[root];
+  }
+  std::vector<int> count(p.num_islands + 1, 0);
+  for (int j = 0; j < nv; ++j) ++count[island[j] + 1];
+  p.velocity_ptr.assign(count.begin(), count.end());
+  for (int k = 0; k < p.num_islands; ++k) p.velocity_ptr[k + 1] += p.velocity_ptr[k];
+  p.velocities.resize(nv);
+  std::vector<int> next(p.velocity_ptr.begin(), p.velocity_ptr.end() - 1);
+  for (int j = 0; j < nv; ++j) {
+    local[j] = next[island[j]] - p.velocity_ptr[island[j]];
+    p.velocities[next[island[j]]++] = j;
+  }
+  // Contacts: the island of any velocity they touch (contacts touching none belong to no island).
+  const int nc = J.num_contacts();
+  std::vector<int> contact_island(nc, -1);
+  std::vector<int> contact_count(p.num_islands + 1, 0);
+  for (int i = 0; i < nc; ++i)
+    if (J.support_size(i) > 0) ++contact_count[(contact_island[i] = island[J.support(i)[0]]) + 1];
+  p.contact_ptr = contact_count;
+  for (int k = 0; k < p.num_islands; ++k) p.contact_ptr[k + 1] += p.contact_ptr[k];
+  p.contacts.resize(p.contact_ptr.back());
+  next.assign(p.contact_ptr.begin(), p.contact_ptr.end() - 1);
+  for (int i = 0; i < nc; ++i)
+    if (contact_island[i] >= 0) p.contacts[next[contact_island[i]]++] = i;
+  // Local compressed columns of each island's block; global columns of an island are visited in increasing order.
+  p.column_ptr.assign(p.num_islands + 1, 0);
+  p.entry_ptr.assign(p.num_islands + 1, 0);
+  p.local_col_ptr.reserve(nv + p.num_islands);
+  p.local_row_index.reserve(row_index.size());
+  p.value_source.reserve(row_index.size());
+  for (int k = 0; k < p.num_islands; ++k) {
+    const int entry_base = static_cast<int>(p.local_row_index.size());
+    p.local_col_ptr.push_back(0);
+    for (int c = p.velocity_ptr[k]; c < p.velocity_ptr[k + 1]; ++c) {
+      const int j = p.velocities[c];
+      for (int e = col_ptr[j]; e < col_ptr[j + 1]; ++e) {
+        p.local_row_index.push_back(local[row_index[e]]);
+        p.value_source.push_back(e);
+      }
+      p.local_col_ptr.push_back(static_cast<int>(p.local_row_index.size()) - entry_base);
+    }
+    p.column_ptr[k + 1] = static_cast<int>(p.local_col_ptr.size());
+    p.entry_ptr[k + 1] = static_cast<int>(p.local_row_index.size());
+  }
+  return p;
+}
+
+}  // namespace tamsi::internal

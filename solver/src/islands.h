@@ -1,0 +1,32 @@
+#pragma once
+/// @file
+/// Internal: islands, the connected components of the Newton matrix's graph (velocities coupled through M or through
+/// a shared contact). Each island's block of the Newton matrix is independent of the others, so Newton can run on
+/// every island with its own factorization, TALS α and convergence test.
+
+#include <tamsi/kernels/contact_jacobian.h>
+#include <tamsi/kernels/newton_assembly.h>
+
+#include <vector>
+
+namespace tamsi::internal {
+
+struct IslandPartition {
+  int num_islands{0};
+  /// Island → its velocities (sorted global indices) and contacts (sorted), in compressed-row form.
+  std::vector<int> velocity_ptr{0}, velocities;
+  std::vector<int> contact_ptr{0}, contacts;
+  /// Island → its block of the Newton matrix in compressed-column form with local indices: columns
+  /// [column_ptr[k], column_ptr[k+1]) of `local_col_ptr`, entries [entry_ptr[k], entry_ptr[k+1]) of `local_row_index`
+  /// and `value_source` (the entry's index in the global values).
+  std::vector<int> column_ptr{0}, entry_ptr{0};
+  std::vector<int> local_col_ptr, local_row_index, value_source;
+
+  int num_velocities(int k) const { return velocity_ptr[k + 1] - velocity_ptr[k]; }
+};
+
+/// Islands of `pattern`, numbered by their smallest velocity. With `split` false, one island holds everything.
+IslandPartition FindIslands(const kernels::NewtonMatrixPattern& pattern, const kernels::ContactJacobian& J,
+                            bool split);
+
+}  // namespace tamsi::internal

@@ -1,0 +1,196 @@
+#include <tamsi/scenes/mujoco_frontend.h>
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace tamsi::scenes {
+namespace {
+
+// A tree with hinge, slide, ball and free joints whose geoms touch each other and the ground, so the Jacobians
+// involve shared ancestors; geom "arm_tip" sets its own contact parameters in user data.
+constexpr char kTreeXml[] = R"(
+<mujoco model="tree">
+  <option timestep="0.002"/>
+  <size nuser_geom="2"/>
+  <worldbody>
+    <geom name="ground" type="plane" size="2 2 0.1" friction="0.6 0.005 0.0001"/>
+    <body name="base" pos="0 0 0.048">
+      <joint name="slide" type="slide" axis="0 0 1"/>
+      <joint name="hinge" type="hinge" axis="0 1 0"/>
+      <geom type="box" size="0.05 0.05 0.05" mass="1"/>
+      <body name="arm" pos="0.1 0 0" euler="0 0.15 0">
+        <joint name="ball" type="ball"/>
+        <geom name="arm_geom" type="capsule" fromto="0 0 0 0.2 0 0" size="0.03" mass="0.4"/>
+        <body name="tip" pos="0.2 0 0">
+          <joint name="tip_hinge" type="hinge" axis="1 0 0"/>
+          <geom name="arm_tip" type="sphere" size="0.03" mass="0.2" friction="0.9 0.005 0.0001"
+                user="3000 2"/>
+        </body>
+      </body>
+    </body>
+    <body name="ball" pos="0.37 0 0.045">
+      <freejoint/>
+      <geom name="ball_geom" type="sphere" size="0.05" mass="0.3"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+class FrontEndTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    model_ = LoadModelFromString(kTreeXml, "tree");
+    ConfigureModelForTamsi(model_.get(), 0);
+    data_.reset(mj_makeData(model_.get()));
+    // Move and spin everything so that bias forces and contact rows are generic.
+    for (int i = 0; i < model_->nv; ++i) data_->qvel[i] = 0.3 * std::sin(1.0 + i);
+  }
+  ModelPtr model_;
+  DataPtr data_;
+};
+
+TEST_F(FrontEndTest, MassMatrixMatchesMujocoDenseMatrix) {
+  ContactProblemBuilder builder(*model_, ContactDefaults());
+  ContactProblem problem;
+  ASSERT_TRUE(builder.Build(*model_, data_.get(), 0.002, &problem));
+  const int nv = model_->nv;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> dense(nv, nv);
+  mj_fullM(model_.get(), dense.data(), data_->qM);
+  EXPECT_EQ(problem.M.rows(), nv);
+  EXPECT_LT((Eigen::MatrixXd(problem.M) - Eigen::MatrixXd(dense)).cwiseAbs().maxCoeff(), 1e-15);
+  EXPECT_GT(dense.norm(), 0.1);
+}
+
+TEST_F(FrontEndTest, ContactJacobiansMatchMjJacAndSignConventions) {
+  ContactProblemBuilder builder(*model_, ContactDefaults());
+  ContactProblem problem;
+  ASSERT_TRUE(builder.Build(*model_, data_.get(), 0.002, &problem));
+  const int nv = model_->nv, nc = problem.num_contacts();
+  ASSERT_GE(nc, 6) << "the tree is built so that arm, tip, ball and ground touch";
+  EXPECT_EQ(problem.Jn.rows(), nc);
+  EXPECT_EQ(problem.Jt.rows(), 2 * nc);
+  problem.Validate();
+  Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor> jac1(3, nv), jac2(3, nv);
+  const Eigen::MatrixXd Jn = problem.Jn, Jt = problem.Jt;
+  for (int i = 0; i < nc; ++i) {
+    const mjContact& con = data_->contact[i];
+    mj_jac(model_.get(), data_.get(), jac1.data(), nullptr, con.pos, model_->geom_bodyid[con.geom1]);
+    mj_jac(model_.get(), data_.get(), jac2.data(), nullptr, con.pos, model_->geom_bodyid[con.geom2]);
+    const Eigen::MatrixXd relative = jac2 - jac1;  // velocity of geom2's point relative to geom1's
+    Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> frame(con.frame);
+    const Eigen::MatrixXd expected = frame * relative;
+    EXPECT_LT((Jn.row(i) - expected.row(0)).cwiseAbs().maxCoeff(), 1e-12) << "contact " << i;
+    EXPECT_LT((Jt.row(2 * i) - expected.row(1)).cwiseAbs().maxCoeff(), 1e-12) << "contact " << i;
+    EXPECT_LT((Jt.row(2 * i + 1) - expected.row(2)).cwiseAbs().maxCoeff(), 1e-12) << "contact " << i;
+    EXPECT_DOUBLE_EQ(problem.delta0[i], -con.dist);
+  }
+  // Only the dofs of the two bodies' chains appear: the free ball's row never touches the tree's dofs.
+  for (int i = 0; i < nc; ++i) {
+    const mjContact& con = data_->contact[i];
+    const bool has_ball = model_->geom_bodyid[con.geom1] == 4 || model_->geom_bodyid[con.geom2] == 4;
+    const bool has_tree = model_->geom_bodyid[con.geom1] != 4 && model_->geom_bodyid[con.geom1] != 0;
+    if (has_ball && !has_tree) EXPECT_EQ(Jn.row(i).head(nv - 6).cwiseAbs().maxCoeff(), 0.0);
+  }
+}
+
+TEST_F(FrontEndTest, FreeMotionMomentumUsesBiasPassiveAndActuation) {
+  ContactProblemBuilder builder(*model_, ContactDefaults());
+  ContactProblem problem;
+  const double h = 0.002;
+  ASSERT_TRUE(builder.Build(*model_, data_.get(), h, &problem));
+  // Oracle: MuJoCo's own smooth acceleration, M qacc_smooth = qfrc_smooth = passive + actuator + applied − bias.
+  mj_factorM(model_.get(), data_.get());
+  mj_fwdAcceleration(model_.get(), data_.get());
+  const int nv = model_->nv;
+  Eigen::VectorXd Ma(nv);
+  mj_mulM(model_.get(), data_.get(), Ma.data(), data_->qacc_smooth);
+  Eigen::Map<const Eigen::VectorXd> v0(data_->qvel, nv);
+  const Eigen::VectorXd expected = problem.M * v0 + h * Ma;
+  EXPECT_LT((problem.p_star - expected).cwiseAbs().maxCoeff(), 1e-12);
+  ASSERT_TRUE(problem.v0.has_value());
+  EXPECT_EQ(*problem.v0, v0);
+}
+
+TEST_F(FrontEndTest, ContactParametersCombineInSeriesAndFrictionIsTheMaximum) {
+  ContactDefaults defaults;
+  defaults.stiffness = 1000.0;
+  defaults.dissipation = 5.0;
+  ContactProblemBuilder builder(*model_, defaults);
+  ContactProblem problem;
+  ASSERT_TRUE(builder.Build(*model_, data_.get(), 0.002, &problem));
+  const int tip = mj_name2id(model_.get(), mjOBJ_GEOM, "arm_tip");
+  EXPECT_EQ(builder.geom_stiffness()[tip], 3000.0);
+  EXPECT_EQ(builder.geom_dissipation()[tip], 2.0);
+  bool saw_tip = false;
+  for (int i = 0; i < problem.num_contacts(); ++i) {
+    const mjContact& con = data_->contact[i];
+    const double mu1 = model_->geom_friction[3 * con.geom1], mu2 = model_->geom_friction[3 * con.geom2];
+    EXPECT_DOUBLE_EQ(problem.friction[i], std::max(mu1, mu2));
+    if (con.geom1 == tip || con.geom2 == tip) {
+      saw_tip = true;
+      EXPECT_DOUBLE_EQ(problem.stiffness[i], 3000.0 * 1000.0 / 4000.0);
+      EXPECT_DOUBLE_EQ(problem.dissipation[i], (1000.0 * 2.0 + 3000.0 * 5.0) / 4000.0);
+    } else {
+      EXPECT_DOUBLE_EQ(problem.stiffness[i], 500.0);
+      EXPECT_DOUBLE_EQ(problem.dissipation[i], 5.0);
+    }
+  }
+  EXPECT_TRUE(saw_tip);
+
+  defaults.override_stiffness = true;
+  ContactProblemBuilder overridden(*model_, defaults);
+  EXPECT_EQ(overridden.geom_stiffness()[tip], 1000.0);
+  EXPECT_EQ(overridden.geom_dissipation()[tip], 2.0);
+}
+
+TEST_F(FrontEndTest, FullContactListIsReportedNotTruncated) {
+  model_->nconmax = 1;
+  DataPtr small(mj_makeData(model_.get()));
+  ContactProblemBuilder builder(*model_, ContactDefaults());
+  ContactProblem problem;
+  EXPECT_FALSE(builder.Build(*model_, small.get(), 0.002, &problem));
+}
+
+TEST(FrontEnd, PenetrationAllowanceHeuristicMatchesThePaperEraGripper) {
+  // Drake's simple gripper: m_max = 0.988882 kg, allowance 1 cm: k = 970.09 N/m and d = 3.1928 s/m per contact.
+  ModelPtr model = LoadModelFromString(
+      R"(<mujoco><worldbody><body><freejoint/><geom type="sphere" size="0.1" mass="0.988882"/></body>
+         </worldbody></mujoco>)",
+      "one");
+  const ContactDefaults defaults = PenetrationAllowanceDefaults(*model, 1e-2);
+  EXPECT_NEAR(defaults.stiffness / 2, 970.09, 0.01);
+  EXPECT_NEAR(defaults.dissipation, 3.1928, 1e-4);
+}
+
+TEST(FrontEnd, LoadErrorsNameTheProblem) {
+  try {
+    LoadModelFromFile("/nonexistent/model.xml");
+    FAIL() << "expected ModelLoadError";
+  } catch (const ModelLoadError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/model.xml"), std::string::npos);
+  }
+  EXPECT_THROW(LoadModelFromString("<mujoco><worldbody><body><geom type='sphere'/></body>", "broken"),
+               ModelLoadError);
+  EXPECT_THROW(LoadModelFromString("<mujoco><worldbody><geom type='nosuchtype' size='1'/></worldbody></mujoco>", "bad"),
+               ModelLoadError);
+}
+
+TEST(FrontEnd, NegativeUserStiffnessIsRejectedWithTheGeomName) {
+  ModelPtr model = LoadModelFromString(
+      R"(<mujoco><size nuser_geom="2"/><worldbody><geom name="floor" type="plane" size="1 1 1" user="-5 1"/>
+         </worldbody></mujoco>)",
+      "neg");
+  try {
+    ContactProblemBuilder builder(*model, ContactDefaults());
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("floor"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tamsi::scenes
