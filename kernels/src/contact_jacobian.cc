@@ -11,6 +11,12 @@ using RowSparse = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
 
 ContactJacobian::ContactJacobian(const Sparse& Jn, const Sparse& Jt)
     : num_contacts_(static_cast<int>(Jn.rows())), num_velocities_(static_cast<int>(Jn.cols())) {
+  if (Jn.isCompressed() && Jt.isCompressed()) {  // kept for HasPattern
+    jn_outer_.assign(Jn.outerIndexPtr(), Jn.outerIndexPtr() + Jn.outerSize() + 1);
+    jn_inner_.assign(Jn.innerIndexPtr(), Jn.innerIndexPtr() + Jn.nonZeros());
+    jt_outer_.assign(Jt.outerIndexPtr(), Jt.outerIndexPtr() + Jt.outerSize() + 1);
+    jt_inner_.assign(Jt.innerIndexPtr(), Jt.innerIndexPtr() + Jt.nonZeros());
+  }
   const RowSparse n_rows = Jn;
   const RowSparse t_rows = Jt;
   const int nc = num_contacts_;
@@ -27,19 +33,22 @@ ContactJacobian::ContactJacobian(const Sparse& Jn, const Sparse& Jt)
     support_.insert(support_.end(), cols.begin(), cols.end());
     support_ptr_[i + 1] = static_cast<int>(support_.size());
   }
-  blocks_.assign(3 * support_.size(), 0.0);
-  for (int i = 0; i < nc; ++i) {
-    const int* begin = support(i);
-    const int* end = begin + support_size(i);
-    double* J = blocks_.data() + 3 * support_ptr_[i];
-    auto put = [&](int local_row, int col, double value) {
-      const int a = static_cast<int>(std::lower_bound(begin, end, col) - begin);
-      J[3 * a + local_row] += value;
-    };
-    for (RowSparse::InnerIterator it(n_rows, i); it; ++it) put(0, it.col(), it.value());
-    for (int t = 0; t < 2; ++t)
-      for (RowSparse::InnerIterator it(t_rows, 2 * i + t); it; ++it) put(1 + t, it.col(), it.value());
-  }
+  // Where each stored entry of Jn and Jt (in their own compressed order) lands in the blocks.
+  auto slots = [&](const Sparse& A, int rows_per_contact, std::vector<int>* slot) {
+    slot->clear();
+    for (int j = 0; j < A.outerSize(); ++j)
+      for (Sparse::InnerIterator it(A, j); it; ++it) {
+        const int i = static_cast<int>(it.row()) / rows_per_contact;
+        const int local_row = rows_per_contact == 1 ? 0 : 1 + static_cast<int>(it.row()) % 2;
+        const int* begin = support(i);
+        const int a = static_cast<int>(std::lower_bound(begin, begin + support_size(i), j) - begin);
+        slot->push_back(3 * (support_ptr_[i] + a) + local_row);
+      }
+  };
+  slots(Jn, 1, &jn_slot_);
+  slots(Jt, 2, &jt_slot_);
+  blocks_.resize(3 * support_.size());
+  SetValues(Jn, Jt);
   // Transpose map by counting sort, filled in increasing contact order.
   transpose_ptr_.assign(num_velocities_ + 1, 0);
   for (int col : support_) ++transpose_ptr_[col + 1];
@@ -54,6 +63,27 @@ ContactJacobian::ContactJacobian(const Sparse& Jn, const Sparse& Jt)
       transpose_contact_[slot] = i;
     }
   }
+}
+
+bool ContactJacobian::HasPattern(const Sparse& Jn, const Sparse& Jt) const {
+  auto same = [](const Sparse& A, const std::vector<int>& outer, const std::vector<int>& inner) {
+    return A.isCompressed() && static_cast<size_t>(A.outerSize()) + 1 == outer.size() &&
+           std::equal(outer.begin(), outer.end(), A.outerIndexPtr()) &&
+           static_cast<size_t>(A.nonZeros()) == inner.size() && std::equal(inner.begin(), inner.end(), A.innerIndexPtr());
+  };
+  return Jn.rows() == num_contacts_ && Jn.cols() == num_velocities_ && same(Jn, jn_outer_, jn_inner_) &&
+         same(Jt, jt_outer_, jt_inner_);
+}
+
+void ContactJacobian::SetValues(const Sparse& Jn, const Sparse& Jt) {
+  std::fill(blocks_.begin(), blocks_.end(), 0.0);
+  auto add = [&](const Sparse& A, const std::vector<int>& slot) {
+    size_t k = 0;
+    for (int j = 0; j < A.outerSize(); ++j)
+      for (Sparse::InnerIterator it(A, j); it; ++it) blocks_[slot[k++]] += it.value();
+  };
+  add(Jn, jn_slot_);
+  add(Jt, jt_slot_);
 }
 
 void ContactJacobian::Multiply(const ThreadBudget& budget, const Eigen::VectorXd& v, Eigen::VectorXd* vn,

@@ -38,6 +38,8 @@ std::string Summary::FullReport() const {
   out += Format("  %-28s %s / %s\n", "linear solver given/used", ToString(linear_solver_given),
                 ToString(linear_solver_used));
   out += Format("  %-28s %d / %d\n", "threads given/used", num_threads_given, num_threads_used);
+  out += Format("  %-28s %d (largest: %d velocities)\n", "islands", num_islands, largest_island);
+  out += Format("  %-28s %s\n", "structure reused", structure_reused ? "yes" : "no");
   out += Format("  %-28s %d\n", "iterations", iterations);
   out += Format("  %-28s %d symbolic, %d numeric\n", "factorizations", symbolic_factorizations,
                 numeric_factorizations);

@@ -52,10 +52,8 @@ struct IslandSolver {
 struct TamsiSolver::Impl {
   explicit Impl(int num_threads) : budget(num_threads) {}
   kernels::ThreadBudget budget;
-  // Islands and their solvers (with symbolic analyses) of the last pattern, reused while it holds.
-  std::vector<int> col_ptr, row_index;
-  bool split{false};
-  LinearSolverType given{LinearSolverType::kAuto};
+  // The Newton system, its islands and their solvers (with symbolic analyses), kept while the pattern holds.
+  std::unique_ptr<NewtonSystem> system;
   internal::IslandPartition partition;
   std::vector<IslandSolver> islands;
   Eigen::VectorXd vt_first, dv;
@@ -72,7 +70,7 @@ void TamsiSolver::set_options(const Options& options) {
   const bool same_threads = impl_ && options.num_threads == options_.num_threads;
   options_ = options;
   if (!same_threads) impl_ = std::make_unique<Impl>(options.num_threads);
-  impl_->col_ptr.clear();  // forget islands and symbolic analyses: the backend or coupling may have changed
+  impl_->system.reset();  // forget the structure and symbolic analyses: the scheme or backend may have changed
   impl_->islands.clear();
 }
 
@@ -98,10 +96,14 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   // Structure: per-contact Jacobian blocks, the Newton matrix pattern and its islands. Islands, their backends and
   // symbolic analyses are kept while the pattern holds, across iterations and across solves.
   Clock::time_point t = Clock::now();
-  NewtonSystem system(problem, two_way, o.stiction_tolerance, o.regularization, w.budget);
+  s.structure_reused = w.system && w.system->Reset(problem);
+  if (!w.system) {
+    w.system = std::make_unique<NewtonSystem>(problem, two_way, o.stiction_tolerance, o.regularization, w.budget);
+  }
+  NewtonSystem& system = *w.system;
   const kernels::NewtonMatrixPattern& pattern = system.pattern();
   const kernels::ContactJacobian& J = system.contact_jacobian();
-  if (w.islands.empty() || pattern.col_ptr() != w.col_ptr || pattern.row_index() != w.row_index) {
+  if (!s.structure_reused) {
     w.partition = internal::FindIslands(pattern, J, o.use_islands);
     w.islands.clear();
     w.islands.resize(w.partition.num_islands);
@@ -115,8 +117,6 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       w.islands[k].type = type;
       w.islands[k].linear_solver = internal::MakeLinearSolver(type, /*symmetric=*/!two_way);
     }
-    w.col_ptr = pattern.col_ptr();
-    w.row_index = pattern.row_index();
   }
   const internal::IslandPartition& P = w.partition;
   s.newton_matrix_nnz = pattern.nnz();

@@ -130,10 +130,15 @@ TEST(TamsiSolver, ReusesTheSymbolicAnalysisWhileThePatternHolds) {
   EXPECT_EQ(first.summary.symbolic_factorizations, 1);
   EXPECT_EQ(first.summary.numeric_factorizations, first.summary.iterations);
   problem.p_star *= 1.5;  // same pattern, new values
+  problem.Jt.coeffs() *= 0.9;
+  problem.M.coeffs() *= 1.1;
   ASSERT_EQ(solver.Solve(problem, &second), Status::kSuccess);
   EXPECT_EQ(second.summary.symbolic_factorizations, 0);
+  EXPECT_FALSE(first.summary.structure_reused);
+  EXPECT_TRUE(second.summary.structure_reused);
   ASSERT_EQ(solver.Solve(RandomProblem(100, 31, 4), &other), Status::kSuccess);
   EXPECT_EQ(other.summary.symbolic_factorizations, 1);
+  EXPECT_FALSE(other.summary.structure_reused);
   // Reuse gives the same answer as a fresh solver.
   TamsiSolver fresh;
   Result reference;

@@ -12,16 +12,24 @@
 
 #include <Eigen/Core>
 
+#include <vector>
+
 namespace tamsi {
 
-/// Built once per problem (the structure: per-contact Jacobian blocks, the Newton matrix pattern, the frozen
-/// one-way normal forces); Evaluate() and Assemble() then run without allocating.
+/// Built once per problem structure (per-contact Jacobian blocks, the Newton matrix pattern); Reset() moves it to a
+/// new problem and keeps the structure when M, Jn and Jt have the same sparsity patterns. Evaluate() and Assemble()
+/// run without allocating.
 class NewtonSystem {
  public:
   /// `problem` must outlive this object and be valid (ContactProblem::Validate). two_way selects eq. 21/23 over
   /// eq. 12/17. stiction_tolerance v_s (m/s) > 0.
   NewtonSystem(const ContactProblem& problem, bool two_way, double stiction_tolerance,
                FrictionRegularization regularization, const kernels::ThreadBudget& budget);
+
+  /// Points the system at `problem` (same requirements as the constructor; same scheme and v_s). Returns true when
+  /// the structure was kept (M, Jn, Jt compressed with the previous patterns: only values are refreshed), false
+  /// when it was rebuilt.
+  bool Reset(const ContactProblem& problem);
 
   /// Contact velocities, forces and residual r(v) = M v − p* − h (Jnᵀ π + Jtᵀ ft) (N·s) at v (nv, m/s).
   void Evaluate(const Eigen::VectorXd& v);
@@ -45,13 +53,14 @@ class NewtonSystem {
   const SparseMatrix& mass_matrix() const { return *M_; }
 
  private:
-  const ContactProblem& problem_;
+  const ContactProblem* problem_;
   const kernels::ThreadBudget& budget_;
   kernels::ContactModel model_;
   SparseMatrix M_compressed_;
   const SparseMatrix* M_;
   kernels::ContactJacobian J_;
   kernels::NewtonMatrixPattern pattern_;
+  std::vector<int> m_outer_, m_inner_;  // M's pattern, kept for Reset
   Eigen::VectorXd pi_frozen_, vn_, vt_, pi_, ft_, blocks_, tau_, residual_, values_;
 };
 

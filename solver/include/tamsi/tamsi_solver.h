@@ -100,6 +100,9 @@ struct Summary {
   int stick_slip_transitions{0};
   int num_velocities{0};
   int num_contacts{0};
+  /// True when M, Jn and Jt had the sparsity patterns of the previous solve, so the structure (contact blocks, Newton
+  /// matrix pattern, islands) and the symbolic analyses were reused.
+  bool structure_reused{false};
   /// Nonzeros of the Newton matrix (full pattern).
   long long newton_matrix_nnz{0};
   /// Symbolic analyses done in this solve, summed over islands (0 when the pattern of the previous solve was reused).

@@ -22,6 +22,14 @@ class ContactJacobian {
   ContactJacobian(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& Jn,
                   const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& Jt);
 
+  /// True when Jn and Jt are compressed and have exactly the sparsity pattern this object was built from: then
+  /// SetValues() refreshes it without rebuilding.
+  bool HasPattern(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& Jn,
+                  const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& Jt) const;
+  /// Refills the blocks from Jn and Jt of the same pattern (HasPattern). Allocates nothing.
+  void SetValues(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& Jn,
+                 const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& Jt);
+
   int num_contacts() const { return num_contacts_; }
   int num_velocities() const { return num_velocities_; }
   /// |S_i|, the columns of S_i and the 3 × |S_i| column-major block of contact i.
@@ -55,6 +63,9 @@ class ContactJacobian {
   std::vector<int> support_ptr_{0};  // nc + 1
   std::vector<int> support_;         // Σ|S_i| velocity indices
   std::vector<double> blocks_;       // Σ 3|S_i|
+  // Per stored entry of Jn and Jt (compressed order): its index in blocks_. Patterns kept for HasPattern.
+  std::vector<int> jn_slot_, jt_slot_;
+  std::vector<int> jn_outer_, jn_inner_, jt_outer_, jt_inner_;
   // Transpose map: for velocity j, the entries (contact, local column) in increasing contact order.
   std::vector<int> transpose_ptr_;    // nv + 1
   std::vector<int> transpose_entry_;  // index into support_ (global local-column index)
