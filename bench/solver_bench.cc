@@ -68,6 +68,11 @@ void BM_TamsiSolveStack(benchmark::State& state) {
 void BM_TamsiSolveStackSliding(benchmark::State& state) {
   RunSolve(state, &synthetic::SphereStack, Motion(synthetic::InitialMotion::kSliding, 10), LinearSolverType::kAuto);
 }
+/// One tower of N spheres sliding over each other: one island of N coupled stick–slip transitions, where plain TALS
+/// is expected to struggle (DESIGN.md: convergence where a dense TAMSI with plain TALS fails, from ~200 bodies).
+void BM_TamsiSolveTowerSliding(benchmark::State& state) {
+  RunSolve(state, &synthetic::SphereStack, Motion(synthetic::InitialMotion::kSliding), LinearSolverType::kAuto);
+}
 void BM_TamsiSolveBoxesSliding(benchmark::State& state) {
   RunSolve(state, &synthetic::BoxGrid, Motion(synthetic::InitialMotion::kSliding), LinearSolverType::kAuto);
 }
@@ -104,6 +109,7 @@ BENCHMARK(BM_TamsiSolveSpheresResting)->Apply(LargeSizes);
 BENCHMARK(BM_TamsiSolveSpheresSliding)->Apply(LargeSizes);
 BENCHMARK(BM_TamsiSolveStack)->Apply(LargeSizes);
 BENCHMARK(BM_TamsiSolveStackSliding)->Apply(SlidingStackSizes);
+BENCHMARK(BM_TamsiSolveTowerSliding)->Apply(SlidingStackSizes);
 BENCHMARK(BM_TamsiSolveBoxesSliding)->Apply(LargeSizes);
 BENCHMARK(BM_TamsiSolveStackDense)->Apply(DenseSizes);
 BENCHMARK(BM_TamsiSolveSpheresSlidingDense)->Apply(DenseSizes);

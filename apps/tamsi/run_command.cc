@@ -25,6 +25,7 @@ struct RunArgs {
   std::string solver{"tamsi"};
   std::string mujoco_solver;
   int threads{1};
+  std::optional<int> max_iterations;
   std::string keyframe;
   std::string output_path;
   std::string dump_dir;
@@ -103,6 +104,7 @@ void RunScene(const RunArgs& args) {
   options.engine = args.solver == "mujoco" ? scenes::Engine::kMujoco : scenes::Engine::kTamsi;
   options.solver.coupling = args.solver == "tamsi-oneway" ? Coupling::kOneWay : Coupling::kTwoWay;
   options.solver.num_threads = args.threads;
+  if (args.max_iterations) options.solver.max_iterations = *args.max_iterations;
   options.solver.stiction_tolerance = args.stiction_tolerance.value_or(scene.stiction_tolerance);
   options.time_step = args.dt.value_or(0.0);
   options.contact = scene.contact;
@@ -140,6 +142,16 @@ void RunScene(const RunArgs& args) {
               << " s, " << num_steps << " steps";
     if (options.engine == scenes::Engine::kTamsi) std::cout << ", v_s = " << options.solver.stiction_tolerance << " m/s";
     std::cout << "\n";
+  }
+  if (options.engine == scenes::Engine::kTamsi) {
+    int limited = 0;
+    int limited_tendons = 0;
+    for (int j = 0; j < model.njnt; ++j) limited += model.jnt_limited[j] ? 1 : 0;
+    for (int t = 0; t < model.ntendon; ++t) limited_tendons += model.tendon_limited[t] ? 1 : 0;
+    if (limited > 0 || limited_tendons > 0 || model.neq > 0) {
+      std::cerr << "note: the TAMSI step ignores MuJoCo's constraints here: " << limited << " joint limits, "
+                << limited_tendons << " tendon limits, " << model.neq << " equality constraints\n";
+    }
   }
 
   if (args.settle) {
@@ -222,6 +234,8 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_option("--mujoco-solver", args->mujoco_solver, "With --solver mujoco: newton, cg or pgs (default: model's)")
       ->check(CLI::IsMember({"newton", "cg", "pgs"}));
   cmd->add_option("--threads", args->threads, "Solver threads (0: all hardware threads)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-iterations", args->max_iterations, "Newton iteration cap per solve (default 100)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--stiffness", args->stiffness, "Per-geom contact stiffness (N/m), overrides MJCF user data")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--dissipation", args->dissipation, "Per-geom Hunt-Crossley dissipation (s/m), overrides MJCF user data")

@@ -17,6 +17,7 @@ struct SolveArgs {
   std::string output_path;
   bool one_way{false};
   bool no_tals{false};
+  bool plain_tals{false};
   bool smooth_friction{false};
   bool full_report{false};
   Options options;
@@ -31,7 +32,8 @@ void RunSolve(const SolveArgs& args) {
   }
   Options options = args.options;
   options.coupling = args.one_way ? Coupling::kOneWay : Coupling::kTwoWay;
-  options.use_tals = !args.no_tals;
+  if (args.no_tals) options.line_search = LineSearch::kNone;
+  if (args.plain_tals) options.line_search = LineSearch::kTals;
   options.regularization = args.smooth_friction ? FrictionRegularization::kSmooth : FrictionRegularization::kLinear;
   std::string error;
   if (!options.IsValid(&error)) throw CLI::RuntimeError(error, 2);
@@ -56,6 +58,8 @@ void AddSolveCommand(CLI::App& app) {
   cmd->add_option("--output", args->output_path, "Write the solution (v, fn, ft, vn, vt, summary) as JSON");
   cmd->add_flag("--oneway", args->one_way, "One-way coupled scheme (normal forces frozen, SPD Newton matrix, eq. 17)");
   cmd->add_flag("--no-tals", args->no_tals, "Plain Newton without the Transition-Aware Line Search");
+  cmd->add_flag("--plain-tals", args->plain_tals, "The paper's TALS instead of the exact line search")
+      ->excludes("--no-tals");
   cmd->add_flag("--smooth-friction", args->smooth_friction, "C1 friction regularization instead of eq. 7");
   cmd->add_option("--stiction-tolerance", args->options.stiction_tolerance, "Stiction tolerance v_s (m/s)")
       ->check(CLI::PositiveNumber);

@@ -104,15 +104,7 @@ void ContactJacobian::MultiplyTranspose(const ThreadBudget& budget, const Eigen:
                                         const Eigen::VectorXd& ft, Eigen::VectorXd* tau) const {
   tau->resize(num_velocities_);
   budget.For(num_velocities_, 512, [&](int begin, int end) {
-    for (int j = begin; j < end; ++j) {
-      double sum = 0.0;
-      for (int k = transpose_ptr_[j]; k < transpose_ptr_[j + 1]; ++k) {
-        const int i = transpose_contact_[k];
-        const double* J = blocks_.data() + 3 * transpose_entry_[k];
-        sum += J[0] * fn[i] + J[1] * ft[2 * i] + J[2] * ft[2 * i + 1];
-      }
-      (*tau)[j] = sum;
-    }
+    for (int j = begin; j < end; ++j) (*tau)[j] = MultiplyTransposeEntry(j, fn, ft);
   });
 }
 

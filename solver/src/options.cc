@@ -33,6 +33,15 @@ const char* ToString(FrictionRegularization regularization) {
   return regularization == FrictionRegularization::kLinear ? "linear" : "smooth";
 }
 
+const char* ToString(LineSearch line_search) {
+  switch (line_search) {
+    case LineSearch::kNone: return "none";
+    case LineSearch::kTals: return "tals";
+    case LineSearch::kExact: return "exact";
+  }
+  return "unknown";
+}
+
 bool Options::IsValid(std::string* error) const {
   std::ostringstream os;
   if (!(stiction_tolerance > 0.0) || !std::isfinite(stiction_tolerance)) {

@@ -32,6 +32,7 @@ std::string Summary::FullReport() const {
   out += Format("  %-28s %s\n", "status", ToString(status));
   if (!message.empty()) out += Format("  %-28s %s\n", "message", message.c_str());
   out += Format("  %-28s %s\n", "coupling", ToString(coupling));
+  out += Format("  %-28s %s\n", "line search", ToString(line_search));
   out += Format("  %-28s %d\n", "velocities nv", num_velocities);
   out += Format("  %-28s %d\n", "contacts nc", num_contacts);
   out += Format("  %-28s %lld\n", "Newton matrix nonzeros", newton_matrix_nnz);
@@ -50,10 +51,10 @@ std::string Summary::FullReport() const {
       {"numeric factorization", time_numeric}, {"triangular solves", time_solve}, {"TALS", time_tals},
       {"total", time_total}};
   for (const auto& [name, seconds] : phases) out += Format("    %-26s %10.3f\n", name, 1e3 * seconds);
-  out += "  iter   |dvt| (m/s)   |dvn| (m/s)   alpha      limited\n";
+  out += "  iter   |dvt| (m/s)   |dvn| (m/s)   alpha      TALS-limited  line-search-evals  TALS-fallbacks\n";
   for (size_t k = 0; k < vt_residual.size(); ++k)
-    out += Format("  %4zu   %11.3e   %11.3e   %9.3e  %7d\n", k + 1, vt_residual[k], vn_residual[k], alpha[k],
-                  tals_limited_contacts[k]);
+    out += Format("  %4zu   %11.3e   %11.3e   %9.3e  %12d  %17d  %14d\n", k + 1, vt_residual[k], vn_residual[k],
+                  alpha[k], tals_limited_contacts[k], line_search_evaluations[k], tals_fallbacks[k]);
   return out;
 }
 

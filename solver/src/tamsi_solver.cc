@@ -18,6 +18,67 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// Exact line search (LineSearch::kExact) over one island: the root in (0, 1] of the slope
+///   ℓ'(α) = Δvᵀ(M v − p*) + α ΔvᵀMΔv − h Σᵢ [Δvnᵢ πᵢ(α) + Δvtᵢ·ftᵢ(α; πᵢᵏ)],
+/// monotone in α, by regula falsi with the Illinois modification. Returns 1 when ℓ'(1) ≤ 0, and 0 (no step) when
+/// ℓ'(0) ≥ 0, i.e. Δv is not a descent direction. `evaluations` counts slope evaluations.
+/// v, dv: the iterate and the Newton direction (nv; only the island's entries are read); dvn, dvt: the contact
+/// velocity changes (nc, 2nc; likewise).
+double ExactLineSearch(const NewtonSystem& system, const Eigen::VectorXd& v, const Eigen::VectorXd& dv, const int* dofs,
+                       int n, const int* contacts, int num_contacts, const Eigen::VectorXd& dvn,
+                       const Eigen::VectorXd& dvt, int* evaluations) {
+  const ContactProblem& p = system.problem();
+  const SparseMatrix& M = system.mass_matrix();
+  // Δvᵀ(M v − p*) and ΔvᵀMΔv over the island (its columns of M touch only its own velocities).
+  double a = 0.0, b = 0.0;
+  for (int c = 0; c < n; ++c) {
+    const int j = dofs[c];
+    double Mv = 0.0, Mdv = 0.0;
+    for (SparseMatrix::InnerIterator it(M, j); it; ++it) {
+      Mv += it.value() * v[it.row()];
+      Mdv += it.value() * dv[it.row()];
+    }
+    a += dv[j] * (Mv - p.p_star[j]);
+    b += dv[j] * Mdv;
+  }
+  const kernels::ContactModel& model = system.model();
+  auto slope = [&](double alpha) {
+    ++*evaluations;
+    double power = 0.0;
+    for (int c = 0; c < num_contacts; ++c) {
+      const int i = contacts[c];
+      power += kernels::ContactPower(model, p.stiffness[i], p.dissipation[i], p.friction[i], p.delta0[i],
+                                     system.frozen_normal_forces()[i], system.fn()[i], system.vn()[i],
+                                     system.vt().segment<2>(2 * i), dvn[i], dvt.segment<2>(2 * i), alpha);
+    }
+    return a + alpha * b - p.time_step * power;
+  };
+  double lo = 0.0, hi = 1.0;
+  double f_lo = slope(lo), f_hi = slope(hi);
+  if (!(f_lo < 0.0)) return 0.0;
+  if (f_hi <= 0.0) return 1.0;
+  const double tolerance = 1e-6 * -f_lo;
+  int side = 0;
+  double alpha = 1.0;
+  for (int k = 0; k < 100 && hi - lo > 1e-12; ++k) {
+    alpha = (lo * f_hi - hi * f_lo) / (f_hi - f_lo);
+    const double f = slope(alpha);
+    if (std::abs(f) <= tolerance) break;
+    if (f < 0.0) {
+      lo = alpha;
+      f_lo = f;
+      if (side == -1) f_hi *= 0.5;
+      side = -1;
+    } else {
+      hi = alpha;
+      f_hi = f;
+      if (side == 1) f_lo *= 0.5;
+      side = 1;
+    }
+  }
+  return alpha;
+}
+
 double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
 
 /// Worst outcome first: a non-finite value, then a failed factorization, then the iteration cap.
@@ -46,6 +107,8 @@ struct IslandSolver {
   // This iteration's record.
   double vt_residual{0}, vn_residual{0}, alpha{1};
   int limited{0};
+  int line_search_evaluations{0};
+  bool tals_fallback{false};
   double time_symbolic{0}, time_numeric{0}, time_solve{0}, time_tals{0};
 };
 
@@ -56,7 +119,7 @@ struct TamsiSolver::Impl {
   std::unique_ptr<NewtonSystem> system;
   internal::IslandPartition partition;
   std::vector<IslandSolver> islands;
-  Eigen::VectorXd vt_first, dv;
+  Eigen::VectorXd vt_first, dv, dvn, dvt;
 };
 
 TamsiSolver::TamsiSolver(const Options& options) { set_options(options); }
@@ -170,6 +233,8 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     island.status = Status::kMaxIterationsReached;
   }
   w.dv.resize(nv);
+  w.dvn.resize(nc);
+  w.dvt.resize(2 * nc);
   const double tolerance = o.relative_tolerance * o.stiction_tolerance;
   const double cos_max = std::cos(o.max_angle), tan_max = std::tan(o.max_angle);
 
@@ -212,17 +277,36 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     for (int a = 0; a < n; ++a) w.dv[dofs[a]] = I.dv[a];
     I.alpha = 1.0;
     I.limited = 0;
+    I.line_search_evaluations = 0;
+    I.tals_fallback = false;
     I.vt_residual = I.vn_residual = 0.0;
-    for (int c = P.contact_ptr[k]; c < P.contact_ptr[k + 1]; ++c) {
-      const int i = P.contacts[c];
+    const int* contacts = P.contacts.data() + P.contact_ptr[k];
+    const int num_contacts = P.contact_ptr[k + 1] - P.contact_ptr[k];
+    for (int c = 0; c < num_contacts; ++c) {  // contact velocity changes, kept in w.dvn, w.dvt (race-free too)
+      const int i = contacts[c];
       const Eigen::Vector3d dvc = J.MultiplyContact(i, w.dv);
+      w.dvn[i] = dvc[0];
+      w.dvt.segment<2>(2 * i) = dvc.tail<2>();
       I.vn_residual = std::max(I.vn_residual, std::abs(dvc[0]));
       I.vt_residual = std::max(I.vt_residual, dvc.tail<2>().norm());
-      if (o.use_tals) {
-        const double alpha =
-            kernels::TalsAlpha(system.vt().segment<2>(2 * i), dvc.tail<2>(), o.stiction_tolerance, cos_max, tan_max);
+    }
+    auto tals = [&] {
+      for (int c = 0; c < num_contacts; ++c) {
+        const int i = contacts[c];
+        const double alpha = kernels::TalsAlpha(system.vt().segment<2>(2 * i), w.dvt.segment<2>(2 * i),
+                                                o.stiction_tolerance, cos_max, tan_max);
         I.alpha = std::min(I.alpha, alpha);
         I.limited += alpha < 1.0;
+      }
+    };
+    if (o.line_search == LineSearch::kTals) tals();
+    if (o.line_search == LineSearch::kExact) {
+      I.alpha = ExactLineSearch(system, v, w.dv, dofs, n, contacts, num_contacts, w.dvn, w.dvt,
+                                &I.line_search_evaluations);
+      if (I.alpha <= 0.0) {
+        I.alpha = 1.0;
+        I.tals_fallback = true;
+        tals();
       }
     }
     for (int a = 0; a < n; ++a) v[dofs[a]] += I.alpha * I.dv[a];
@@ -257,13 +341,15 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     });
 
     double vt_residual = 0.0, vn_residual = 0.0, alpha = 1.0;
-    int limited = 0;
+    int limited = 0, evaluations = 0, fallbacks = 0;
     for (int k : active) {
       const IslandSolver& I = w.islands[k];
       vt_residual = std::max(vt_residual, I.vt_residual);
       vn_residual = std::max(vn_residual, I.vn_residual);
       alpha = std::min(alpha, I.alpha);
       limited += I.limited;
+      evaluations += I.line_search_evaluations;
+      fallbacks += I.tals_fallback;
       s.time_symbolic += I.time_symbolic;
       s.time_numeric += I.time_numeric;
       s.time_solve += I.time_solve;
@@ -275,6 +361,8 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     s.vn_residual.push_back(vn_residual);
     s.alpha.push_back(alpha);
     s.tals_limited_contacts.push_back(limited);
+    s.line_search_evaluations.push_back(evaluations);
+    s.tals_fallbacks.push_back(fallbacks);
     s.iterations = iteration + 1;
     for (int k : active) {
       w.islands[k].analyzed_now = false;

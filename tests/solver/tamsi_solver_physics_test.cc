@@ -138,7 +138,7 @@ ContactProblem Fig2Problem() {
 
 TEST(TamsiSolverFig2, NewtonWithoutTalsCycles) {
   Options options;
-  options.use_tals = false;
+  options.line_search = LineSearch::kNone;
   options.max_iterations = 100;
   TamsiSolver solver(options);
   Result result;
@@ -148,12 +148,27 @@ TEST(TamsiSolverFig2, NewtonWithoutTalsCycles) {
 }
 
 TEST(TamsiSolverFig2, TalsConverges) {
-  TamsiSolver solver;
+  Options options;
+  options.line_search = LineSearch::kTals;
+  TamsiSolver solver(options);
   Result result;
   ASSERT_EQ(solver.Solve(Fig2Problem(), &result), Status::kSuccess);
   EXPECT_LE(result.summary.iterations, 8);
   EXPECT_LT(result.summary.alpha.front(), 1.0);  // the first update crossed the stiction region and was limited
   EXPECT_EQ(result.summary.tals_limited_contacts.front(), 1);
+  EXPECT_LT(std::abs(result.v[0]), solver.options().stiction_tolerance);
+  EXPECT_EQ(result.summary.stick_slip_transitions, 1);
+}
+
+TEST(TamsiSolverFig2, ExactLineSearchLandsInStictionAndConverges) {
+  TamsiSolver solver;  // LineSearch::kExact by default
+  Result result;
+  ASSERT_EQ(solver.Solve(Fig2Problem(), &result), Status::kSuccess);
+  EXPECT_LE(result.summary.iterations, 5);
+  EXPECT_LT(result.summary.alpha.front(), 1.0);
+  EXPECT_GT(result.summary.line_search_evaluations.front(), 2);
+  EXPECT_EQ(result.summary.tals_fallbacks.front(), 0);
+  // The minimizer along the first Newton direction is the stiction solution itself: sliding stops within one step.
   EXPECT_LT(std::abs(result.v[0]), solver.options().stiction_tolerance);
   EXPECT_EQ(result.summary.stick_slip_transitions, 1);
 }

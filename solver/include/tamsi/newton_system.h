@@ -50,6 +50,10 @@ class NewtonSystem {
   SparseMatrix Jacobian() const;
 
   const kernels::ContactJacobian& contact_jacobian() const { return J_; }
+  const kernels::ContactModel& model() const { return model_; }
+  const ContactProblem& problem() const { return *problem_; }
+  /// Normal forces of the one-way scheme (frozen, nc, N); zeros for two-way.
+  const Eigen::VectorXd& frozen_normal_forces() const { return pi_frozen_; }
   const SparseMatrix& mass_matrix() const { return *M_; }
 
  private:

@@ -53,6 +53,16 @@ class ContactJacobian {
   /// vn = Jn v (nc), vt = Jt v (2nc). Overwrites.
   void Multiply(const ThreadBudget& budget, const Eigen::VectorXd& v, Eigen::VectorXd* vn,
                 Eigen::VectorXd* vt) const;
+  /// Entry j of Jnᵀ fn + Jtᵀ ft, summed over the contacts touching j in increasing order.
+  double MultiplyTransposeEntry(int j, const Eigen::VectorXd& fn, const Eigen::VectorXd& ft) const {
+    double sum = 0.0;
+    for (int k = transpose_ptr_[j]; k < transpose_ptr_[j + 1]; ++k) {
+      const int i = transpose_contact_[k];
+      const double* J = blocks_.data() + 3 * transpose_entry_[k];
+      sum += J[0] * fn[i] + J[1] * ft[2 * i] + J[2] * ft[2 * i + 1];
+    }
+    return sum;
+  }
   /// tau = Jnᵀ fn + Jtᵀ ft (nv). Overwrites.
   void MultiplyTranspose(const ThreadBudget& budget, const Eigen::VectorXd& fn, const Eigen::VectorXd& ft,
                          Eigen::VectorXd* tau) const;

@@ -43,6 +43,14 @@ struct ContactModel {
   bool two_way;               ///< true: π(vn) implicit (eq. 19); false: π frozen at pi_frozen (eq. 12)
 };
 
+/// Power of contact i's forces along a Newton direction, for the exact line search: Δvn π(vn + αΔvn) +
+/// Δvtᵀ ft(vt + αΔvt) (N·m/s per unit of α), with π of eq. 5/19 (two-way) or pi_frozen (one-way) in the normal
+/// term and the friction of eq. 6 evaluated with π held at pi_lag. With π held, both terms are derivatives of convex
+/// potentials, so the sum decreases monotonically in α.
+double ContactPower(const ContactModel& model, double k, double d, double mu, double delta0, double pi_frozen,
+                    double pi_lag, double vn, const Eigen::Vector2d& vt, double dvn, const Eigen::Vector2d& dvt,
+                    double alpha);
+
 /// Per-contact forces and Newton blocks. For contact i, with local velocities (vn_i, vt_2i, vt_2i+1), writes
 /// pi(i) (N), ft(2i..2i+1) (N) and the row-major 3 × 3 block B_i = −∂(π, ft)/∂(vn, vt) into blocks[9i..9i+8], so that
 /// the Newton matrix is M + h Σᵢ Jcᵢᵀ Bᵢ Jcᵢ with Jcᵢ = [Jnᵢ; Jtᵢ] (eq. 20, 22, 23; the one-way eq. 17 has only the

@@ -1,0 +1,124 @@
+// Whole-step benchmarks of the MuJoCo front end + TAMSI, side by side with MuJoCo 2.2.2's own Newton and CG solvers
+// on the same models: the paper's gripper_mug_shake (5 s runs) and settled clutter piles (one step from rest).
+//
+// Engines (second argument): 0 = TAMSI two-way, 1 = MuJoCo Newton, 2 = MuJoCo CG. Counters split each step into the
+// front end (MuJoCo kinematics, collision, forces, assembly; for MuJoCo's engine: everything but its constraint
+// solver) and the solve.
+#include <tamsi/scenes/scene_library.h>
+#include <tamsi/scenes/simulator.h>
+
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+namespace tamsi::scenes {
+namespace {
+
+SimulatorOptions OptionsFor(int engine, const Scene& scene) {
+  SimulatorOptions options;
+  options.engine = engine == 0 ? Engine::kTamsi : Engine::kMujoco;
+  options.mujoco_solver = engine == 1 ? mjSOL_NEWTON : engine == 2 ? mjSOL_CG : -1;
+  options.contact = scene.contact;
+  options.solver.stiction_tolerance = scene.stiction_tolerance;
+  return options;
+}
+
+const char* EngineName(int engine) { return engine == 0 ? "tamsi" : engine == 1 ? "mujoco_newton" : "mujoco_cg"; }
+
+void ReportStatistics(benchmark::State& state, const RunStatistics& stats, int engine) {
+  state.SetLabel(EngineName(engine));
+  const double steps = static_cast<double>(std::max(1LL, stats.steps));
+  state.counters["frontend_ms"] = 1e3 * stats.time_frontend / steps;
+  state.counters["solve_ms"] = 1e3 * stats.time_solve / steps;
+  state.counters["contacts"] = stats.contacts_mean();
+  state.counters["iterations"] = stats.iterations_mean();
+  state.counters["retried"] = static_cast<double>(stats.retried_steps);
+}
+
+// The paper's Sec. VI-A run: 5 s of gripper_mug_shake at h = 3 ms (1667 steps) per iteration.
+void BM_GripperMugShakeRun(benchmark::State& state) {
+  const int engine = static_cast<int>(state.range(0));
+  RunStatistics total;
+  for (auto _ : state) {
+    state.PauseTiming();
+    Scene scene = LoadScene("gripper_mug_shake");
+    SimulatorOptions options = OptionsFor(engine, scene);
+    Simulator sim(std::move(scene.model), options, 0, scene.controller);
+    state.ResumeTiming();
+    while (sim.time() < 5.0 - 1e-9) sim.Step();
+    const RunStatistics& stats = sim.statistics();
+    total.steps += stats.steps;
+    total.sim_time += stats.sim_time;
+    total.wall_time += stats.wall_time;
+    total.time_frontend += stats.time_frontend;
+    total.time_solve += stats.time_solve;
+    total.iterations_total += stats.iterations_total;
+    total.contacts_total += stats.contacts_total;
+    total.retried_steps += stats.retried_steps;
+  }
+  ReportStatistics(state, total, engine);
+  state.counters["real_time_rate"] = total.real_time_rate();
+}
+BENCHMARK(BM_GripperMugShakeRun)->ArgName("engine")->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+
+// A settled pile of N bodies: N = 100 is clutter_bin settled by TAMSI here (seed 1); larger N are the shared
+// settled piles (../shared/piles/settled_pile_N*.xml, made by MuJoCo), so every engine starts from the same pile.
+Scene PileScene(int n) {
+  if (n <= 100) {
+    SceneOptions options;
+    options.clutter_bodies = n;
+    return LoadScene("clutter_bin", options);
+  }
+  return LoadScene(std::string(TAMSI_SHARED_PILES_DIR) + "/settled_pile_N" + std::to_string(n) + ".xml");
+}
+
+std::unique_ptr<Simulator>& CachedPile(int n, int engine) {
+  static std::map<std::pair<int, int>, std::unique_ptr<Simulator>> cache;
+  auto& sim = cache[{n, engine}];
+  if (!sim) {
+    Scene scene = PileScene(n);
+    if (n <= 100) {
+      // Settle with TAMSI, then hand the resting state to the engine under test.
+      Simulator settler(LoadScene("clutter_bin", SceneOptions{n, 1}).model, OptionsFor(0, scene), -1);
+      Settle(&settler, 1e-2, 3.0);
+      for (int k = 0; k < scene.model->nq; ++k) scene.model->qpos0[k] = settler.data().qpos[k];
+    }
+    sim = std::make_unique<Simulator>(std::move(scene.model), OptionsFor(engine, scene), -1);
+  }
+  return sim;
+}
+
+void BM_ClutterBinStep(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const int engine = static_cast<int>(state.range(1));
+  std::unique_ptr<Simulator>* sim = nullptr;
+  try {
+    sim = &CachedPile(n, engine);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  (*sim)->ResetStatistics();
+  for (auto _ : state) {
+    try {
+      (*sim)->Step();
+    } catch (const std::exception& e) {
+      state.SkipWithError(e.what());
+      break;
+    }
+  }
+  ReportStatistics(state, (*sim)->statistics(), engine);
+  state.counters["nv"] = (*sim)->model().nv;
+}
+BENCHMARK(BM_ClutterBinStep)
+    ->ArgNames({"N", "engine"})
+    ->ArgsProduct({{100, 500, 1000, 3000}, {0, 1, 2}})
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace tamsi::scenes
+
+BENCHMARK_MAIN();

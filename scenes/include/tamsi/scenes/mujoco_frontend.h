@@ -1,0 +1,156 @@
+#pragma once
+/// @file
+/// The MuJoCo front end: turns the state of an MJCF model into a tamsi::ContactProblem (DESIGN.md, "Scenes and the
+/// front end"). MuJoCo 2.2.2 computes kinematics, the sparse mass matrix, bias/passive/actuator forces and contacts,
+/// once per time step; the contact Jacobians are assembled sparsely here from the kinematic tree.
+
+#include <tamsi/contact_problem.h>
+
+#include <mujoco/mujoco.h>
+
+#include <Eigen/Core>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tamsi::scenes {
+
+/// Thrown when an MJCF model cannot be loaded (missing file, malformed XML, invalid model); what() holds MuJoCo's
+/// own message.
+class ModelLoadError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Thrown when MuJoCo reports an error while computing (its mju_user_error hook is routed here).
+class MujocoError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ModelDeleter {
+  void operator()(mjModel* model) const { mj_deleteModel(model); }
+};
+struct DataDeleter {
+  void operator()(mjData* data) const { mj_deleteData(data); }
+};
+using ModelPtr = std::unique_ptr<mjModel, ModelDeleter>;
+using DataPtr = std::unique_ptr<mjData, DataDeleter>;
+
+/// Routes MuJoCo's errors to MujocoError exceptions and its warnings to LastMujocoWarning() instead of stdout and
+/// MUJOCO_LOG.TXT. Idempotent; called by the loaders.
+void InstallMujocoHandlers();
+/// The text of the most recent MuJoCo warning in this process ("" if none).
+std::string LastMujocoWarning();
+
+/// Loads an MJCF (or URDF) file. Throws ModelLoadError naming the file and MuJoCo's reason.
+ModelPtr LoadModelFromFile(const std::string& path);
+/// Compiles MJCF text held in memory (the built-in scenes). `name` is used in error messages only.
+/// Throws ModelLoadError.
+ModelPtr LoadModelFromString(const std::string& xml, const std::string& name);
+
+/// Per-geom Hunt–Crossley parameters used where a geom's MJCF `user` data does not give them.
+struct ContactDefaults {
+  /// Per-geom stiffness k (N/m), > 0. Two geoms combine in series: k = k₁k₂/(k₁+k₂), so two geoms with the same
+  /// value give k/2.
+  double stiffness{2.0e4};
+  /// Per-geom dissipation d (s/m), ≥ 0. Combined as d = (k₂d₁ + k₁d₂)/(k₁+k₂).
+  double dissipation{10.0};
+  /// When set, `stiffness` (`dissipation`) replaces the MJCF `user` value of every geom (command-line overrides).
+  bool override_stiffness{false};
+  bool override_dissipation{false};
+};
+
+/// Drake's penetration-allowance heuristic (paper era): a per-contact stiffness k = m_max g / allowance and
+/// dissipation d = 1/sqrt(g · allowance), g = 9.81 m/s², m_max the largest body mass of the model. Returned as
+/// per-geom values (2k, d) so that two default geoms in contact combine to exactly (k, d).
+ContactDefaults PenetrationAllowanceDefaults(const mjModel& model, double allowance);
+
+/// Sizes a model for TAMSI stepping before mj_makeData: MuJoCo's constraint buffer shrinks to one row (its
+/// constraint solver never runs in our steps, so its 32-bit efc arrays never limit the scene size), the contact
+/// list holds at least `min_contacts`, and the stack holds the broad phase of every geom pair.
+void ConfigureModelForTamsi(mjModel* model, int min_contacts);
+
+/// One detected contact as the front end used it.
+struct ContactInfo {
+  int geom1{-1}, geom2{-1};
+  /// Contact point (world, m) and normal from geom1 to geom2 (world).
+  Eigen::Vector3d position, normal;
+};
+
+/// Builds ContactProblems from an mjModel/mjData pair. Holds per-model tables (the dof chain of each body, per-geom
+/// contact parameters) and scratch space; reuse one object across steps.
+///
+/// Contact i's rows: vn_i = n·(v₂ − v₁), vt_i = (t₁·(v₂ − v₁), t₂·(v₂ − v₁)) where v₁, v₂ are the velocities of the
+/// contact point moving with the bodies of geom1 and geom2, n = frame row 0 (from geom1 to geom2), t₁, t₂ = frame
+/// rows 1, 2. So vn > 0 when the geoms separate, as tamsi::ContactProblem requires. Penetration δ0 = −dist.
+class ContactProblemBuilder {
+ public:
+  /// Reads each geom's `user` data: with nuser_geom ≥ 2, user[0] = k (N/m) and user[1] = d (s/m) replace the
+  /// defaults where user[0] > 0, unless the defaults' override flags are set. Throws std::invalid_argument naming the geom for a negative or non-finite value.
+  ContactProblemBuilder(const mjModel& model, const ContactDefaults& defaults);
+
+  /// Runs MuJoCo's position and velocity stages and actuation at the state in `data` (qpos, qvel, ctrl, act,
+  /// qfrc_applied, xfrc_applied), then fills `problem` for a step of length h (s): Jn (nc × nv), Jt (2nc × nv),
+  /// δ0, k, d, μ, v0 = v_guess = qvel, and
+  ///   M̃ = M + h D  (nv × nv, both triangles),   p* = M̃ v0 + h τ(q0, v0),
+  /// where τ = qfrc_passive + qfrc_actuator + qfrc_applied + Jᵀxfrc_applied − qfrc_bias and D (diagonal, N·s/m or
+  /// N·m·s/rad) holds joint damping and the velocity gains of joint actuators, taken implicitly as MuJoCo's Euler
+  /// integrator does (stiff PD actuators are unstable otherwise). Returns false (problem untouched) when the contact
+  /// list was full, so the caller can enlarge it and rebuild.
+  bool Build(const mjModel& model, mjData* data, double h, ContactProblem* problem);
+
+  /// τ(q0, v0) of the last Build (nv, N or N·m).
+  const Eigen::VectorXd& generalized_forces() const { return tau_; }
+  /// The implicit damping D (nv, diagonal; fixed per model).
+  const Eigen::VectorXd& implicit_damping() const { return damping_; }
+  /// Re-targets a problem of the last Build to a step of length h: time_step = h and M̃ = M + h D. The caller sets
+  /// p* (for substeps: p* = M̃ v_k + h (τ + D (v0 − v_k)), the linearization of τ about v0).
+  void SetTimeStep(double h, ContactProblem* problem) const;
+  /// The contacts of the last Build, in problem order.
+  const std::vector<ContactInfo>& contacts() const { return contacts_; }
+  /// Seconds spent in MuJoCo (kinematics, collision, bias forces) and in assembling M, Jn, Jt in the last Build.
+  double time_mujoco() const { return time_mujoco_; }
+  double time_assembly() const { return time_assembly_; }
+
+  /// Per-geom stiffness (N/m) and dissipation (s/m) after defaults (ngeom each).
+  const std::vector<double>& geom_stiffness() const { return geom_stiffness_; }
+  const std::vector<double>& geom_dissipation() const { return geom_dissipation_; }
+
+ private:
+  void BuildMassPattern(const mjModel& model);
+  void AssembleMassMatrix(const mjData& data, SparseMatrix* M);
+  void AssembleJacobians(const mjModel& model, const mjData& data, ContactProblem* problem);
+  /// Adds sign · (the translational Jacobian of `point` moving with `body`) projected on the frame rows to the
+  /// scratch rows.
+  void AccumulatePointJacobian(const mjModel& model, const mjData& data, int body, const double point[3],
+                               const double frame[9], double sign);
+
+  std::vector<int> body_last_dof_;  // last dof of the chain that moves each body; -1 for bodies fixed to the world
+  std::vector<double> geom_stiffness_, geom_dissipation_;
+  Eigen::VectorXd tau_;
+  std::vector<ContactInfo> contacts_;
+  // Scratch for one contact: 3 rows (n, t1, t2) over the touched dofs.
+  std::vector<double> row_values_;   // nv × 3
+  std::vector<int> dof_mark_;        // nv, the contact index that last touched the dof
+  std::vector<int> touched_;
+  int stamp_{-1};
+  // The pattern of M (fixed per model) and, for each of its nonzeros, the qM address it reads.
+  SparseMatrix mass_pattern_;
+  std::vector<int> mass_source_;
+  std::vector<int> mass_diagonal_index_;  // nv: position of M(i, i) among the nonzeros
+  Eigen::VectorXd mass_diagonal_, damping_;
+  // Jn and Jt rows in CSR form.
+  std::vector<int> jn_outer_, jn_inner_, jt_outer_, jt_inner_;
+  std::vector<double> jn_values_, jt_values_;
+  double time_mujoco_{0}, time_assembly_{0};
+};
+
+/// Mechanical energy (J) of the state in `data`: kinetic ½ vᵀMv, gravity potential and hinge/slide joint springs, and
+/// the elastic energy ½ k δ² stored in the contacts of `contacts` (a problem built at the same state; may be null).
+/// Runs the position stage; does not change qpos, qvel.
+double MechanicalEnergy(const mjModel& model, mjData* data, const ContactProblem* contacts);
+
+}  // namespace tamsi::scenes

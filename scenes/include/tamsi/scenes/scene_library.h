@@ -1,0 +1,89 @@
+#pragma once
+/// @file
+/// The built-in scenes of `tamsi run` (paper scenes and clutter), their controllers and descriptions, and the loading
+/// of any MJCF file as a scene.
+
+#include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/simulator.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tamsi::scenes {
+
+/// Thrown for a scene name that is neither built in nor a model file.
+class UnknownSceneError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Name and one-line description of a built-in scene.
+struct SceneDescription {
+  std::string name;
+  std::string description;
+};
+
+/// The built-in scenes, the default (gripper_mug_shake) first.
+const std::vector<SceneDescription>& BuiltinScenes();
+/// The scene `tamsi run` runs without an argument.
+const char* DefaultSceneName();
+
+/// Parameters of built-in scenes that the command line can change.
+struct SceneOptions {
+  /// clutter_bin: number of free bodies (≥ 1) and the seed of their shapes, sizes, masses and drop poses.
+  int clutter_bodies{200};
+  std::uint32_t clutter_seed{1};
+};
+
+/// A model ready to simulate: the compiled model, its controller, and the scene's defaults.
+struct Scene {
+  std::string name;
+  ModelPtr model;
+  /// Null for models loaded from a file (zero controls).
+  Controller controller;
+  /// Per-geom contact parameters for geoms without MJCF `user` data.
+  ContactDefaults contact;
+  /// The scene's stiction tolerance v_s (m/s) and default duration (s).
+  double stiction_tolerance{1e-4};
+  double duration{1.0};
+};
+
+/// Loads a built-in scene by name, or else an MJCF/URDF file by path. Throws UnknownSceneError for a name that is
+/// neither (listing the built-in names), ModelLoadError for a file MuJoCo cannot load, std::invalid_argument for
+/// invalid options.
+Scene LoadScene(const std::string& name_or_path, const SceneOptions& options = SceneOptions());
+
+/// Geoms without `user` data in a model loaded from a file get Drake's paper-era heuristic with this penetration
+/// allowance (m): see PenetrationAllowanceDefaults.
+constexpr double kDefaultPenetrationAllowance = 1e-3;
+
+/// The paper's box (Sec. IV-A): m = 0.33 kg, μ = 1, g = 9.8 m/s², f(t) = 4 N sin(2π · 1 Hz · t) along x.
+struct BoxStickSlipParameters {
+  static constexpr double kMass = 0.33, kFriction = 1.0, kGravity = 9.8;
+  static constexpr double kForceAmplitude = 4.0, kFrequency = 1.0;
+  /// f(t) (N).
+  static double Force(double t);
+};
+
+/// The paper's gripper (Sec. VI-A): grip G = 10 N, μ = 0.1, mug 0.1 kg; z(t) = −A sin(ωt) with A = 0.15 m and period
+/// 0.5 s, driven by f(t) = m_gripper A ω² sin(ωt) with m_gripper = 1.088882 kg (Drake's example ignores the mug).
+struct GripperMugParameters {
+  static constexpr double kGripForce = 10.0, kFriction = 0.1, kMugMass = 0.1;
+  static constexpr double kAmplitude = 0.15, kPeriod = 0.5, kGripperMass = 1.088882;
+  static double Omega();
+  /// The shaking force on translate_joint (N) at time t (s).
+  static double ShakeForce(double t);
+};
+
+/// MJCF text of clutter_bin: `num_bodies` free boxes, spheres, capsules and cylinders (2–6 cm, 50–300 g, drawn from
+/// `seed`) above a bin, dropped under gravity; timestep 2 ms; per-geom k = 2e4 N/m, d = 10 s/m. Throws
+/// std::invalid_argument when num_bodies < 1.
+std::string ClutterBinXml(int num_bodies, std::uint32_t seed);
+
+/// Steps `simulator` until every generalized velocity is below `speed` (m/s or rad/s) or `max_time` (s) of
+/// simulated time passed; returns true when it came to rest. Used to start benchmarks from a resting pile.
+bool Settle(Simulator* simulator, double speed, double max_time);
+
+}  // namespace tamsi::scenes

@@ -1,0 +1,150 @@
+#pragma once
+/// @file
+/// Time stepping of an MJCF model with TAMSI (or, for comparison, with MuJoCo's own solver): one front-end pass per
+/// step at q0, one TAMSI solve, positions advanced with mj_integratePos. Failed solves are retried with substeps and
+/// counted; nothing is silent.
+
+#include <tamsi/contact_problem.h>
+#include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/tamsi_solver.h>
+
+#include <mujoco/mujoco.h>
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace tamsi::scenes {
+
+/// Who computes the velocity update.
+enum class Engine {
+  /// tamsi::TamsiSolver (two-way or one-way per SimulatorOptions::solver.coupling).
+  kTamsi,
+  /// MuJoCo's own mj_step with its soft-constraint solver (Newton, CG or PGS), for side-by-side comparison. Contact
+  /// stiffness/dissipation of the front end do not apply; MuJoCo's solref/solimp do.
+  kMujoco,
+};
+
+/// Sets the inputs of the step that starts at data->time: ctrl, qfrc_applied and/or xfrc_applied. Must not change
+/// qpos or qvel.
+using Controller = std::function<void(const mjModel& model, mjData* data)>;
+
+struct SimulatorOptions {
+  Engine engine{Engine::kTamsi};
+  /// Time step h (s); ≤ 0 takes the model's opt.timestep.
+  double time_step{0.0};
+  /// TAMSI's options (stiction tolerance v_s, coupling, threads, linear solver).
+  tamsi::Options solver;
+  /// Per-geom stiffness and dissipation where MJCF `user` data gives none.
+  ContactDefaults contact;
+  /// A failed TAMSI solve is retried with 2, 4, …, 2^max_halvings substeps, ≥ 0.
+  int max_halvings{4};
+  /// For Engine::kMujoco: mjSOL_PGS, mjSOL_CG or mjSOL_NEWTON; -1 keeps the model's choice.
+  int mujoco_solver{-1};
+};
+
+/// What one step did.
+struct StepInfo {
+  /// Substeps of the successful attempt (1 when the first solve succeeded).
+  int substeps{1};
+  /// Newton iterations of the successful attempt, summed over its substeps (MuJoCo: its solver iterations).
+  int iterations{0};
+  int contacts{0};
+  /// Solves that failed before the successful attempt.
+  int failed_solves{0};
+  /// Seconds in the front end (MuJoCo kinematics, collision, forces, assembly of M, Jn, Jt) and in the solver.
+  double time_frontend{0.0}, time_solve{0.0};
+};
+
+/// Totals over the steps taken so far.
+struct RunStatistics {
+  long long steps{0};
+  /// Simulated seconds and wall-clock seconds spent in Step().
+  double sim_time{0.0}, wall_time{0.0};
+  double time_frontend{0.0}, time_solve{0.0};
+  long long iterations_total{0};
+  int iterations_max{0};
+  /// Steps that needed substeps, and solves that failed (each retry counts one).
+  long long retried_steps{0}, failed_solves{0};
+  long long contacts_total{0};
+  int contacts_max{0};
+
+  double iterations_mean() const { return steps ? static_cast<double>(iterations_total) / steps : 0.0; }
+  double contacts_mean() const { return steps ? static_cast<double>(contacts_total) / steps : 0.0; }
+  /// Simulated seconds per wall-clock second.
+  double real_time_rate() const { return wall_time > 0 ? sim_time / wall_time : 0.0; }
+  /// The end-of-run summary: steps, sim time, wall time, real-time rate, iterations mean/max, retried and failed,
+  /// contacts mean/max, front-end and solve time. Several lines, each ending in '\n'.
+  std::string Report() const;
+};
+
+/// Thrown by Simulator::Step when a step fails even with the most substeps; the state is that before the step.
+class StepFailedError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Index of keyframe `name` in the model; "" gives the first keyframe, or -1 when the model has none. Throws
+/// std::invalid_argument for an unknown name.
+int FindKeyframe(const mjModel& model, const std::string& name);
+
+/// Steps one MJCF model. Owns the model and its mjData; reuses one TamsiSolver and one ContactProblem across steps.
+class Simulator {
+ public:
+  /// Starts from keyframe `keyframe` (-1: the model's qpos0 at rest). Throws std::invalid_argument for invalid
+  /// options (the message names the field) and when MuJoCo cannot hold the scene (Engine::kMujoco only).
+  Simulator(ModelPtr model, const SimulatorOptions& options, int keyframe = -1, Controller controller = {});
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  /// Advances the state by one time step h. Throws StepFailedError (state unchanged) when every retry failed.
+  StepInfo Step();
+
+  const mjModel& model() const { return *model_; }
+  /// The state: qpos, qvel, time. Callers may edit qpos/qvel between steps.
+  mjData& data() { return *data_; }
+  const mjData& data() const { return *data_; }
+  double time() const { return data_->time; }
+  double time_step() const { return time_step_; }
+  const SimulatorOptions& options() const { return options_; }
+  const RunStatistics& statistics() const { return stats_; }
+  /// Starts the statistics afresh (e.g. after settling a scene).
+  void ResetStatistics() { stats_ = RunStatistics(); }
+
+  /// Receives every problem handed to TAMSI, before it is solved: (problem, step index from 0, substep index, number
+  /// of substeps). Used for --dump-problems.
+  using ProblemSink = std::function<void(const ContactProblem&, long long step, int substep, int substeps)>;
+  void set_problem_sink(ProblemSink sink) { sink_ = std::move(sink); }
+
+  /// The last problem built (at the start of the last step) and the last successful TAMSI result (Engine::kTamsi).
+  const ContactProblem& last_problem() const { return problem_; }
+  const Result& last_result() const { return result_; }
+  /// The front end (per-geom contact parameters, contacts of the last step).
+  const ContactProblemBuilder& builder() const { return builder_; }
+
+  /// Recomputes kinematics and body velocities (xpos, xquat, cvel) at the current state, for output.
+  void UpdateKinematics();
+
+ private:
+  StepInfo StepTamsi();
+  StepInfo StepMujoco();
+  void BuildProblem();
+  bool SolveWithSubsteps(int substeps, StepInfo* info);
+  void GrowContactList();
+
+  ModelPtr model_;
+  DataPtr data_;
+  SimulatorOptions options_;
+  Controller controller_;
+  double time_step_{0.0};
+  ContactProblemBuilder builder_;
+  TamsiSolver solver_;
+  ContactProblem problem_;
+  Result result_;
+  Eigen::VectorXd v0_, delta_start_, v_work_, q_work_;
+  RunStatistics stats_;
+  ProblemSink sink_;
+};
+
+}  // namespace tamsi::scenes

@@ -1,0 +1,10 @@
+#pragma once
+/// @file
+/// The MJCF text of the built-in scenes (scenes/models/*.xml), embedded at build time by CMake.
+
+namespace tamsi::scenes::internal {
+
+extern const char kBoxStickSlipMjcf[];
+extern const char kGripperMugShakeMjcf[];
+
+}  // namespace tamsi::scenes::internal

@@ -1,0 +1,379 @@
+#include <tamsi/scenes/mujoco_frontend.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+
+namespace tamsi::scenes {
+namespace {
+
+std::mutex& WarningMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::string& WarningText() {
+  static std::string text;
+  return text;
+}
+
+void ThrowMujocoError(const char* message) { throw MujocoError(std::string("MuJoCo: ") + message); }
+
+void RecordMujocoWarning(const char* message) {
+  std::lock_guard<std::mutex> lock(WarningMutex());
+  WarningText() = message;
+}
+
+double Seconds(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+void InstallMujocoHandlers() {
+  mju_user_error = &ThrowMujocoError;
+  mju_user_warning = &RecordMujocoWarning;
+}
+
+std::string LastMujocoWarning() {
+  std::lock_guard<std::mutex> lock(WarningMutex());
+  return WarningText();
+}
+
+ModelPtr LoadModelFromFile(const std::string& path) {
+  InstallMujocoHandlers();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw ModelLoadError("model file '" + path + "' does not exist or is not a regular file");
+  }
+  char error[1024] = "";
+  mjModel* model = nullptr;
+  try {
+    model = mj_loadXML(path.c_str(), nullptr, error, sizeof(error));
+  } catch (const MujocoError& e) {
+    throw ModelLoadError("cannot load model '" + path + "': " + e.what());
+  }
+  if (model == nullptr) {
+    throw ModelLoadError("cannot load model '" + path + "': " + (error[0] ? error : "unknown MuJoCo error"));
+  }
+  return ModelPtr(model);
+}
+
+ModelPtr LoadModelFromString(const std::string& xml, const std::string& name) {
+  InstallMujocoHandlers();
+  auto vfs = std::make_unique<mjVFS>();
+  mj_defaultVFS(vfs.get());
+  const std::string filename = name + ".xml";
+  if (mj_makeEmptyFileVFS(vfs.get(), filename.c_str(), static_cast<int>(xml.size())) != 0) {
+    throw ModelLoadError("cannot load model '" + name + "': MuJoCo's virtual file system refused it");
+  }
+  const int index = mj_findFileVFS(vfs.get(), filename.c_str());
+  std::memcpy(vfs->filedata[index], xml.data(), xml.size());
+  char error[1024] = "";
+  mjModel* model = nullptr;
+  try {
+    model = mj_loadXML(filename.c_str(), vfs.get(), error, sizeof(error));
+  } catch (const MujocoError& e) {
+    mj_deleteVFS(vfs.get());
+    throw ModelLoadError("cannot load model '" + name + "': " + e.what());
+  }
+  mj_deleteVFS(vfs.get());
+  if (model == nullptr) {
+    throw ModelLoadError("cannot load model '" + name + "': " + (error[0] ? error : "unknown MuJoCo error"));
+  }
+  return ModelPtr(model);
+}
+
+ContactDefaults PenetrationAllowanceDefaults(const mjModel& model, double allowance) {
+  if (!(allowance > 0) || !std::isfinite(allowance)) {
+    throw std::invalid_argument("penetration allowance must be positive and finite, got " + std::to_string(allowance));
+  }
+  constexpr double kGravity = 9.81;
+  double max_mass = 0.0;
+  for (int b = 1; b < model.nbody; ++b) max_mass = std::max(max_mass, model.body_mass[b]);
+  if (max_mass <= 0) max_mass = 1.0;
+  ContactDefaults defaults;
+  defaults.stiffness = 2.0 * max_mass * kGravity / allowance;
+  defaults.dissipation = 1.0 / std::sqrt(kGravity * allowance);
+  return defaults;
+}
+
+void ConfigureModelForTamsi(mjModel* model, int min_contacts) {
+  // One efc row: mj_makeData still allocates the efc arrays (njmax × nv and njmax × njmax), so this keeps the
+  // 32-bit buffer small; we never call mj_makeConstraint.
+  model->njmax = 1;
+  model->nconmax = std::max(model->nconmax, std::max(min_contacts, 8 * model->ngeom + 100));
+  // The broad phase of MuJoCo 2.2.2 takes about ngeom² / 2 mjtNums of stack.
+  const double stack = 1.0e5 + 20.0 * model->nv + static_cast<double>(model->ngeom) * model->ngeom;
+  if (stack * sizeof(mjtNum) > static_cast<double>(INT_MAX)) {
+    throw std::invalid_argument("model has " + std::to_string(model->ngeom) +
+                                " geoms: MuJoCo 2.2.2's collision stack would exceed its 32-bit size");
+  }
+  model->nstack = static_cast<int>(stack);
+}
+
+ContactProblemBuilder::ContactProblemBuilder(const mjModel& model, const ContactDefaults& defaults) {
+  if (!(defaults.stiffness > 0) || !std::isfinite(defaults.stiffness)) {
+    throw std::invalid_argument("ContactDefaults.stiffness must be positive and finite, got " +
+                                std::to_string(defaults.stiffness));
+  }
+  if (!(defaults.dissipation >= 0) || !std::isfinite(defaults.dissipation)) {
+    throw std::invalid_argument("ContactDefaults.dissipation must be non-negative and finite, got " +
+                                std::to_string(defaults.dissipation));
+  }
+  body_last_dof_.assign(model.nbody, -1);
+  for (int b = 0; b < model.nbody; ++b) {
+    int body = b;
+    while (body > 0 && model.body_dofnum[body] == 0) body = model.body_parentid[body];
+    if (body > 0) body_last_dof_[b] = model.body_dofadr[body] + model.body_dofnum[body] - 1;
+  }
+  geom_stiffness_.assign(model.ngeom, defaults.stiffness);
+  geom_dissipation_.assign(model.ngeom, defaults.dissipation);
+  if (model.nuser_geom >= 2) {
+    for (int g = 0; g < model.ngeom; ++g) {
+      const double k = model.geom_user[g * model.nuser_geom + 0];
+      const double d = model.geom_user[g * model.nuser_geom + 1];
+      const char* name = mj_id2name(&model, mjOBJ_GEOM, g);
+      const std::string label = "geom " + (name ? std::string("'") + name + "'" : "#" + std::to_string(g));
+      if (!std::isfinite(k) || k < 0) {
+        throw std::invalid_argument(label + ": user[0] (stiffness, N/m) must be >= 0, got " + std::to_string(k));
+      }
+      if (!std::isfinite(d) || d < 0) {
+        throw std::invalid_argument(label + ": user[1] (dissipation, s/m) must be >= 0, got " + std::to_string(d));
+      }
+      if (k > 0) {
+        if (!defaults.override_stiffness) geom_stiffness_[g] = k;
+        if (!defaults.override_dissipation) geom_dissipation_[g] = d;
+      }
+    }
+  }
+  row_values_.assign(3 * static_cast<size_t>(model.nv), 0.0);
+  dof_mark_.assign(model.nv, -1);
+  tau_.setZero(model.nv);
+  BuildMassPattern(model);
+  damping_.setZero(model.nv);
+  if ((model.opt.disableflags & mjDSBL_PASSIVE) == 0) {
+    damping_ = Eigen::Map<const Eigen::VectorXd>(model.dof_damping, model.nv);
+  }
+  for (int a = 0; a < model.nu && (model.opt.disableflags & mjDSBL_ACTUATION) == 0; ++a) {
+    // Affine bias b0 + b1·length + b2·velocity of a joint actuator without activation dynamics or force limits:
+    // ∂force/∂qdot = gear² b2 on its dof (b2 < 0 damps).
+    const bool joint = model.actuator_trntype[a] == mjTRN_JOINT || model.actuator_trntype[a] == mjTRN_JOINTINPARENT;
+    if (!joint || model.actuator_dyntype[a] != mjDYN_NONE || model.actuator_biastype[a] != mjBIAS_AFFINE ||
+        model.actuator_forcelimited[a]) {
+      continue;
+    }
+    const int jnt = model.actuator_trnid[2 * a];
+    if (model.jnt_type[jnt] != mjJNT_HINGE && model.jnt_type[jnt] != mjJNT_SLIDE) continue;
+    const double gear = model.actuator_gear[6 * a];
+    damping_[model.jnt_dofadr[jnt]] -= gear * gear * model.actuator_biasprm[mjNBIAS * a + 2];
+  }
+  if ((damping_.array() < 0).any()) {
+    throw std::invalid_argument("model has negative joint or actuator damping; TAMSI's implicit damping needs D >= 0");
+  }
+}
+
+bool ContactProblemBuilder::Build(const mjModel& model, mjData* data, double h, ContactProblem* problem) {
+  if (!(h > 0) || !std::isfinite(h)) {
+    throw std::invalid_argument("ContactProblemBuilder::Build: time step must be positive, got " + std::to_string(h));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  // Position stage without the constraint solver's parts (mj_makeConstraint would need the full efc buffer).
+  mj_kinematics(&model, data);
+  mj_comPos(&model, data);
+  mj_tendon(&model, data);
+  mj_transmission(&model, data);
+  mj_crb(&model, data);
+  mj_collision(&model, data);
+  if (data->ncon >= model.nconmax) return false;
+  // Velocity stage: cvel, qfrc_passive, qfrc_bias; then actuation.
+  mj_fwdVelocity(&model, data);
+  mj_fwdActuation(&model, data);
+  const int nv = model.nv;
+  Eigen::Map<const Eigen::VectorXd> passive(data->qfrc_passive, nv), actuator(data->qfrc_actuator, nv),
+      applied(data->qfrc_applied, nv), bias(data->qfrc_bias, nv);
+  tau_ = passive + actuator + applied - bias;
+  for (int b = 1; b < model.nbody; ++b) {
+    const double* wrench = data->xfrc_applied + 6 * b;
+    if (std::any_of(wrench, wrench + 6, [](double x) { return x != 0.0; })) {
+      mj_applyFT(&model, data, wrench, wrench + 3, data->xipos + 3 * b, b, tau_.data());
+    }
+  }
+  time_mujoco_ = Seconds(start);
+
+  const auto assembly_start = std::chrono::steady_clock::now();
+  AssembleMassMatrix(*data, &problem->M);
+  for (int j = 0; j < nv; ++j) mass_diagonal_[j] = problem->M.valuePtr()[mass_diagonal_index_[j]];
+  SetTimeStep(h, problem);
+  AssembleJacobians(model, *data, problem);
+  Eigen::Map<const Eigen::VectorXd> v0(data->qvel, nv);
+  problem->p_star = problem->M * v0 + h * tau_;
+  problem->v0 = v0;
+  problem->v_guess = v0;
+  time_assembly_ = Seconds(assembly_start);
+  return true;
+}
+
+void ContactProblemBuilder::BuildMassPattern(const mjModel& model) {
+  const int nv = model.nv;
+  // qM holds, for each dof i, M(i, i) at dof_Madr[i] followed by M(i, j) for the ancestors j of i along
+  // dof_parentid. Each nonzero of the pattern records (as its value) the qM address it reads.
+  std::vector<Eigen::Triplet<double>> triplets;
+  triplets.reserve(2 * static_cast<size_t>(model.nM));
+  for (int i = 0; i < nv; ++i) {
+    int adr = model.dof_Madr[i];
+    for (int j = i; j >= 0; j = model.dof_parentid[j], ++adr) {
+      triplets.emplace_back(i, j, adr);
+      if (j != i) triplets.emplace_back(j, i, adr);
+    }
+  }
+  mass_pattern_.resize(nv, nv);
+  mass_pattern_.setFromTriplets(triplets.begin(), triplets.end());
+  mass_pattern_.makeCompressed();
+  mass_source_.resize(mass_pattern_.nonZeros());
+  for (Eigen::Index k = 0; k < mass_pattern_.nonZeros(); ++k) {
+    mass_source_[k] = static_cast<int>(mass_pattern_.valuePtr()[k]);
+  }
+  mass_diagonal_index_.assign(nv, -1);
+  for (int j = 0; j < nv; ++j) {
+    for (int k = mass_pattern_.outerIndexPtr()[j]; k < mass_pattern_.outerIndexPtr()[j + 1]; ++k) {
+      if (mass_pattern_.innerIndexPtr()[k] == j) mass_diagonal_index_[j] = k;
+    }
+  }
+  mass_diagonal_.setZero(nv);
+}
+
+void ContactProblemBuilder::AssembleMassMatrix(const mjData& data, SparseMatrix* M) {
+  *M = mass_pattern_;
+  double* values = M->valuePtr();
+  for (size_t k = 0; k < mass_source_.size(); ++k) values[k] = data.qM[mass_source_[k]];
+}
+
+void ContactProblemBuilder::SetTimeStep(double h, ContactProblem* problem) const {
+  problem->time_step = h;
+  double* values = problem->M.valuePtr();
+  for (size_t j = 0; j < mass_diagonal_index_.size(); ++j) {
+    values[mass_diagonal_index_[j]] = mass_diagonal_[j] + h * damping_[j];
+  }
+}
+
+void ContactProblemBuilder::AccumulatePointJacobian(const mjModel& model, const mjData& data, int body,
+                                                    const double point[3], const double frame[9], double sign) {
+  int dof = body_last_dof_[body];
+  if (dof < 0) return;
+  const double* com = data.subtree_com + 3 * model.body_rootid[body];
+  const double offset[3] = {point[0] - com[0], point[1] - com[1], point[2] - com[2]};
+  for (; dof >= 0; dof = model.dof_parentid[dof]) {
+    // cdof = (angular ω, linear v at the subtree com); the point moves with v + ω × offset.
+    const double* cdof = data.cdof + 6 * dof;
+    const double lin[3] = {cdof[3] + cdof[1] * offset[2] - cdof[2] * offset[1],
+                           cdof[4] + cdof[2] * offset[0] - cdof[0] * offset[2],
+                           cdof[5] + cdof[0] * offset[1] - cdof[1] * offset[0]};
+    double* row = &row_values_[3 * static_cast<size_t>(dof)];
+    if (dof_mark_[dof] != stamp_) {
+      dof_mark_[dof] = stamp_;
+      row[0] = row[1] = row[2] = 0.0;
+      touched_.push_back(dof);
+    }
+    for (int r = 0; r < 3; ++r) {
+      const double* axis = frame + 3 * r;
+      row[r] += sign * (axis[0] * lin[0] + axis[1] * lin[1] + axis[2] * lin[2]);
+    }
+  }
+}
+
+void ContactProblemBuilder::AssembleJacobians(const mjModel& model, const mjData& data, ContactProblem* problem) {
+  const int nv = model.nv;
+  const int nc = data.ncon;
+  contacts_.resize(nc);
+  problem->delta0.resize(nc);
+  problem->stiffness.resize(nc);
+  problem->dissipation.resize(nc);
+  problem->friction.resize(nc);
+  if (stamp_ > INT_MAX / 2) {
+    std::fill(dof_mark_.begin(), dof_mark_.end(), -1);
+    stamp_ = -1;
+  }
+  // Rows in CSR form; Eigen converts to column-major in one O(nnz) pass.
+  jn_outer_.assign(1, 0);
+  jt_outer_.assign(1, 0);
+  jn_inner_.clear();
+  jt_inner_.clear();
+  jn_values_.clear();
+  jt_values_.clear();
+  for (int i = 0; i < nc; ++i) {
+    const mjContact& con = data.contact[i];
+    const int g1 = con.geom1, g2 = con.geom2;
+    ContactInfo& info = contacts_[i];
+    info.geom1 = g1;
+    info.geom2 = g2;
+    info.position = Eigen::Vector3d(con.pos[0], con.pos[1], con.pos[2]);
+    info.normal = Eigen::Vector3d(con.frame[0], con.frame[1], con.frame[2]);
+    const double k1 = geom_stiffness_[g1], k2 = geom_stiffness_[g2];
+    const double d1 = geom_dissipation_[g1], d2 = geom_dissipation_[g2];
+    problem->delta0[i] = -con.dist;
+    problem->stiffness[i] = k1 * k2 / (k1 + k2);
+    problem->dissipation[i] = (k2 * d1 + k1 * d2) / (k1 + k2);
+    problem->friction[i] = con.dim == 1 ? 0.0 : con.friction[0];
+
+    ++stamp_;
+    touched_.clear();
+    AccumulatePointJacobian(model, data, model.geom_bodyid[g2], con.pos, con.frame, +1.0);
+    AccumulatePointJacobian(model, data, model.geom_bodyid[g1], con.pos, con.frame, -1.0);
+    std::sort(touched_.begin(), touched_.end());
+    for (int dof : touched_) {
+      const double* row = &row_values_[3 * static_cast<size_t>(dof)];
+      jn_inner_.push_back(dof);
+      jn_values_.push_back(row[0]);
+    }
+    jn_outer_.push_back(static_cast<int>(jn_inner_.size()));
+    for (int r = 1; r <= 2; ++r) {
+      for (int dof : touched_) {
+        jt_inner_.push_back(dof);
+        jt_values_.push_back(row_values_[3 * static_cast<size_t>(dof) + r]);
+      }
+      jt_outer_.push_back(static_cast<int>(jt_inner_.size()));
+    }
+  }
+  using RowMajor = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
+  problem->Jn = Eigen::Map<const RowMajor>(nc, nv, static_cast<int>(jn_inner_.size()), jn_outer_.data(),
+                                           jn_inner_.data(), jn_values_.data());
+  problem->Jt = Eigen::Map<const RowMajor>(2 * nc, nv, static_cast<int>(jt_inner_.size()), jt_outer_.data(),
+                                           jt_inner_.data(), jt_values_.data());
+}
+
+double MechanicalEnergy(const mjModel& model, mjData* data, const ContactProblem* contacts) {
+  mj_kinematics(&model, data);
+  mj_comPos(&model, data);
+  mj_crb(&model, data);
+  Eigen::VectorXd Mv(model.nv);
+  mj_mulM(&model, data, Mv.data(), data->qvel);
+  const double kinetic = 0.5 * Eigen::Map<const Eigen::VectorXd>(data->qvel, model.nv).dot(Mv);
+  double potential = 0.0;
+  if ((model.opt.disableflags & mjDSBL_GRAVITY) == 0) {
+    for (int b = 1; b < model.nbody; ++b) {
+      const double* com = data->xipos + 3 * b;
+      const double* g = model.opt.gravity;
+      potential -= model.body_mass[b] * (g[0] * com[0] + g[1] * com[1] + g[2] * com[2]);
+    }
+  }
+  for (int j = 0; j < model.njnt; ++j) {  // joint springs of hinge and slide joints
+    if (model.jnt_type[j] != mjJNT_HINGE && model.jnt_type[j] != mjJNT_SLIDE) continue;
+    const double stretch = data->qpos[model.jnt_qposadr[j]] - model.qpos_spring[model.jnt_qposadr[j]];
+    potential += 0.5 * model.jnt_stiffness[j] * stretch * stretch;
+  }
+  double elastic = 0.0;
+  if (contacts != nullptr) {
+    for (int i = 0; i < contacts->num_contacts(); ++i) {
+      const double delta = std::max(contacts->delta0[i], 0.0);
+      elastic += 0.5 * contacts->stiffness[i] * delta * delta;
+    }
+  }
+  return kinetic + potential + elastic;
+}
+
+}  // namespace tamsi::scenes

@@ -1,0 +1,201 @@
+#include <tamsi/scenes/scene_library.h>
+
+#include "embedded_models.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <sstream>
+
+namespace tamsi::scenes {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+constexpr char kBoxStickSlip[] = "box_stick_slip";
+constexpr char kGripperMugShake[] = "gripper_mug_shake";
+constexpr char kClutterBin[] = "clutter_bin";
+
+int ActuatorId(const mjModel& model, const char* name) {
+  const int id = mj_name2id(&model, mjOBJ_ACTUATOR, name);
+  if (id < 0) throw std::logic_error(std::string("built-in scene lacks actuator '") + name + "'");
+  return id;
+}
+
+Scene BoxStickSlip() {
+  Scene scene;
+  scene.name = kBoxStickSlip;
+  scene.model = LoadModelFromString(internal::kBoxStickSlipMjcf, kBoxStickSlip);
+  const int push = ActuatorId(*scene.model, "push");
+  scene.controller = [push](const mjModel&, mjData* data) {
+    data->ctrl[push] = BoxStickSlipParameters::Force(data->time);
+  };
+  scene.stiction_tolerance = 1e-4;
+  scene.duration = 2.0;
+  return scene;
+}
+
+Scene GripperMugShake() {
+  Scene scene;
+  scene.name = kGripperMugShake;
+  scene.model = LoadModelFromString(internal::kGripperMugShakeMjcf, kGripperMugShake);
+  const int shake = ActuatorId(*scene.model, "shake");
+  const int grip = ActuatorId(*scene.model, "grip");
+  scene.controller = [shake, grip](const mjModel&, mjData* data) {
+    data->ctrl[shake] = GripperMugParameters::ShakeForce(data->time);
+    data->ctrl[grip] = GripperMugParameters::kGripForce;
+  };
+  scene.stiction_tolerance = 1e-4;
+  scene.duration = 5.0;
+  return scene;
+}
+
+Scene ClutterBin(const SceneOptions& options) {
+  Scene scene;
+  scene.name = kClutterBin;
+  scene.model = LoadModelFromString(ClutterBinXml(options.clutter_bodies, options.clutter_seed), kClutterBin);
+  scene.stiction_tolerance = 1e-4;
+  scene.duration = 1.0;
+  return scene;
+}
+
+std::string Fixed(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.5f", value);
+  return buffer;
+}
+
+}  // namespace
+
+double BoxStickSlipParameters::Force(double t) { return kForceAmplitude * std::sin(2.0 * kPi * kFrequency * t); }
+
+double GripperMugParameters::Omega() { return 2.0 * kPi / kPeriod; }
+
+double GripperMugParameters::ShakeForce(double t) {
+  const double omega = Omega();
+  return kGripperMass * kAmplitude * omega * omega * std::sin(omega * t);
+}
+
+const std::vector<SceneDescription>& BuiltinScenes() {
+  static const std::vector<SceneDescription> scenes = {
+      {kGripperMugShake,
+       "parallel jaw gripper shaking a 100 g mug, mu = 0.1, 10 N grip, 15 cm at 2 Hz, h = 3 ms (paper Sec. VI-A)"},
+      {kBoxStickSlip, "0.33 kg box on a plane, mu = 1, pushed by 4 N sin(2 pi t): periodic stick-slip (paper Sec. IV-A)"},
+      {kClutterBin, "N free boxes, spheres, capsules, cylinders (2-6 cm, 50-300 g) dropped into a bin (--bodies N)"},
+  };
+  return scenes;
+}
+
+const char* DefaultSceneName() { return kGripperMugShake; }
+
+Scene LoadScene(const std::string& name_or_path, const SceneOptions& options) {
+  if (name_or_path == kGripperMugShake) return GripperMugShake();
+  if (name_or_path == kBoxStickSlip) return BoxStickSlip();
+  if (name_or_path == kClutterBin) return ClutterBin(options);
+  const std::filesystem::path path(name_or_path);
+  std::error_code ec;
+  const bool looks_like_file = path.has_extension() || path.has_parent_path() || std::filesystem::exists(path, ec);
+  if (!looks_like_file) {
+    std::string names;
+    for (const auto& scene : BuiltinScenes()) names += (names.empty() ? "" : ", ") + scene.name;
+    throw UnknownSceneError("unknown scene '" + name_or_path + "' (built-in scenes: " + names +
+                            "; or give the path of an MJCF file)");
+  }
+  Scene scene;
+  scene.name = path.stem().string();
+  scene.model = LoadModelFromFile(name_or_path);
+  scene.contact = PenetrationAllowanceDefaults(*scene.model, kDefaultPenetrationAllowance);
+  scene.stiction_tolerance = 1e-4;
+  scene.duration = 1.0;
+  return scene;
+}
+
+std::string ClutterBinXml(int num_bodies, std::uint32_t seed) {
+  if (num_bodies < 1) {
+    throw std::invalid_argument("clutter_bin: the number of bodies must be at least 1, got " +
+                                std::to_string(num_bodies));
+  }
+  // Bodies start on a grid of cells (7 cm, larger than the 6 cm maximum extent), about ten layers high.
+  constexpr double kCell = 0.07;
+  const int per_side = std::max(6, static_cast<int>(std::ceil(std::sqrt(num_bodies / 10.0))));
+  const int per_layer = per_side * per_side;
+  const int layers = (num_bodies + per_layer - 1) / per_layer;
+  const double half_width = 0.5 * per_side * kCell;
+  // The lowest layer starts above the ground by the largest half-diagonal (a 6 cm cube: 5.2 cm).
+  constexpr double kBottom = 0.06;
+  const double top = kBottom + layers * kCell;
+  const double wall_half_height = 0.5 * (top + 0.05);
+
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  auto uniform = [&](double lo, double hi) { return lo + (hi - lo) * unit(rng); };
+
+  std::ostringstream xml;
+  xml << "<mujoco model=\"clutter_bin_N" << num_bodies << "\">\n"
+      << "  <option timestep=\"0.002\"/>\n"
+      << "  <size nuser_geom=\"2\"/>\n"
+      << "  <default>\n    <geom friction=\"0.5 0.005 0.0001\" user=\"20000 10\"/>\n  </default>\n"
+      << "  <worldbody>\n"
+      << "    <geom name=\"ground\" type=\"plane\" size=\"" << Fixed(half_width + 1.0) << " " << Fixed(half_width + 1.0)
+      << " 0.1\"/>\n";
+  const double wall = half_width + 0.01;
+  const double wall_length = half_width + 0.02;
+  struct Wall {
+    const char* name;
+    double x, y, half_x, half_y;
+  };
+  const Wall walls[] = {{"wall_xp", wall, 0.0, 0.01, wall_length},
+                        {"wall_xn", -wall, 0.0, 0.01, wall_length},
+                        {"wall_yp", 0.0, wall, wall_length, 0.01},
+                        {"wall_yn", 0.0, -wall, wall_length, 0.01}};
+  for (const Wall& w : walls) {
+    xml << "    <geom name=\"" << w.name << "\" type=\"box\" pos=\"" << Fixed(w.x) << " " << Fixed(w.y) << " "
+        << Fixed(wall_half_height) << "\" size=\"" << Fixed(w.half_x) << " " << Fixed(w.half_y) << " "
+        << Fixed(wall_half_height) << "\" rgba=\".4 .4 .6 .3\"/>\n";
+  }
+  static const char* kTypes[4] = {"box", "sphere", "capsule", "cylinder"};
+  for (int i = 0; i < num_bodies; ++i) {
+    const int layer = i / per_layer, cell = i % per_layer;
+    const double x = -half_width + kCell * (cell % per_side + 0.5) + uniform(-0.003, 0.003);
+    const double y = -half_width + kCell * (cell / per_side + 0.5) + uniform(-0.003, 0.003);
+    const double z = kBottom + layer * kCell;
+    double q[4] = {normal(rng), normal(rng), normal(rng), normal(rng)};
+    const double norm = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    const int type = static_cast<int>(unit(rng) * 4.0) % 4;
+    // Sizes are half extents; every shape's largest extent lies in [2, 6] cm.
+    std::string size;
+    switch (type) {
+      case 0: size = Fixed(uniform(0.01, 0.03)) + " " + Fixed(uniform(0.01, 0.03)) + " " + Fixed(uniform(0.01, 0.03));
+        break;
+      case 1: size = Fixed(uniform(0.01, 0.03)); break;
+      case 2: {
+        const double radius = uniform(0.01, 0.02);
+        size = Fixed(radius) + " " + Fixed(uniform(0.005, 0.03 - radius));
+        break;
+      }
+      default: size = Fixed(uniform(0.01, 0.03)) + " " + Fixed(uniform(0.01, 0.03)); break;
+    }
+    xml << "    <body name=\"o" << i << "\" pos=\"" << Fixed(x) << " " << Fixed(y) << " " << Fixed(z) << "\" quat=\""
+        << Fixed(q[0] / norm) << " " << Fixed(q[1] / norm) << " " << Fixed(q[2] / norm) << " " << Fixed(q[3] / norm)
+        << "\">\n      <freejoint/>\n      <geom type=\"" << kTypes[type] << "\" size=\"" << size << "\" mass=\""
+        << Fixed(uniform(0.05, 0.3)) << "\"/>\n    </body>\n";
+  }
+  xml << "  </worldbody>\n</mujoco>\n";
+  return xml.str();
+}
+
+bool Settle(Simulator* simulator, double speed, double max_time) {
+  const double end = simulator->time() + max_time;
+  const int nv = simulator->model().nv;
+  while (simulator->time() < end) {
+    simulator->Step();
+    const double* qvel = simulator->data().qvel;
+    if (std::all_of(qvel, qvel + nv, [speed](double v) { return std::abs(v) < speed; })) return true;
+  }
+  return false;
+}
+
+}  // namespace tamsi::scenes

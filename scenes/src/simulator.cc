@@ -1,0 +1,276 @@
+#include <tamsi/scenes/simulator.h>
+
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+namespace tamsi::scenes {
+namespace {
+
+double Seconds(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+mjtNum SteadyClockSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string Format(const char* format, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), format, value);
+  return buffer;
+}
+
+ModelPtr CheckModel(ModelPtr model) {
+  if (!model) throw std::invalid_argument("Simulator: model is null");
+  return model;
+}
+
+void ResetState(const mjModel& model, mjData* data, int keyframe) {
+  if (keyframe >= 0) {
+    mj_resetDataKeyframe(&model, data, keyframe);
+  } else {
+    mj_resetData(&model, data);
+  }
+}
+
+// MuJoCo 2.2.2 warnings that make a step of its own solver invalid.
+constexpr int kMujocoFatalWarnings[] = {mjWARN_CONTACTFULL, mjWARN_CNSTRFULL, mjWARN_BADQPOS, mjWARN_BADQVEL,
+                                        mjWARN_BADQACC};
+
+}  // namespace
+
+std::string RunStatistics::Report() const {
+  std::ostringstream out;
+  out << "steps            " << steps << "\n";
+  out << "sim time         " << Format("%.4g", sim_time) << " s\n";
+  out << "wall time        " << Format("%.4g", wall_time) << " s (front end " << Format("%.4g", time_frontend)
+      << " s, solve " << Format("%.4g", time_solve) << " s)\n";
+  out << "real-time rate   " << Format("%.4g", real_time_rate()) << "x\n";
+  out << "iterations       mean " << Format("%.3g", iterations_mean()) << ", max " << iterations_max << "\n";
+  out << "retried steps    " << retried_steps << " (failed solves " << failed_solves << ")\n";
+  out << "contacts         mean " << Format("%.4g", contacts_mean()) << ", max " << contacts_max << "\n";
+  return out.str();
+}
+
+int FindKeyframe(const mjModel& model, const std::string& name) {
+  if (name.empty()) return model.nkey > 0 ? 0 : -1;
+  const int key = mj_name2id(&model, mjOBJ_KEY, name.c_str());
+  if (key < 0) {
+    std::string known;
+    for (int k = 0; k < model.nkey; ++k) {
+      const char* key_name = mj_id2name(&model, mjOBJ_KEY, k);
+      known += std::string(known.empty() ? "" : ", ") + (key_name ? key_name : "#" + std::to_string(k));
+    }
+    throw std::invalid_argument("unknown keyframe '" + name + "' (model has: " + (known.empty() ? "none" : known) +
+                                ")");
+  }
+  return key;
+}
+
+Simulator::Simulator(ModelPtr model, const SimulatorOptions& options, int keyframe, Controller controller)
+    : model_(CheckModel(std::move(model))),
+      options_(options),
+      controller_(std::move(controller)),
+      builder_(*model_, options.contact),
+      solver_(options.solver) {
+  if (!std::isfinite(options.time_step)) throw std::invalid_argument("SimulatorOptions.time_step must be finite");
+  if (options.max_halvings < 0 || options.max_halvings > 20) {
+    throw std::invalid_argument("SimulatorOptions.max_halvings must be in [0, 20], got " +
+                                std::to_string(options.max_halvings));
+  }
+  if (options.mujoco_solver < -1 || options.mujoco_solver > mjSOL_NEWTON) {
+    throw std::invalid_argument("SimulatorOptions.mujoco_solver must be -1, mjSOL_PGS, mjSOL_CG or mjSOL_NEWTON");
+  }
+  if (keyframe < -1 || keyframe >= model_->nkey) {
+    throw std::invalid_argument("Simulator: keyframe " + std::to_string(keyframe) + " out of range");
+  }
+  time_step_ = options.time_step > 0 ? options.time_step : model_->opt.timestep;
+  if (!(time_step_ > 0)) throw std::invalid_argument("Simulator: the model's timestep must be positive");
+  InstallMujocoHandlers();
+  if (options.engine == Engine::kTamsi) {
+    ConfigureModelForTamsi(model_.get(), 0);
+    data_.reset(mj_makeData(model_.get()));
+    ResetState(*model_, data_.get(), keyframe);
+    return;
+  }
+  // MuJoCo's solver needs its constraint buffer (njmax × njmax and njmax × nv arrays in one 32-bit buffer): size it
+  // from the contacts at the initial state, found with a TAMSI-sized copy of the model.
+  ModelPtr probe_model(mj_copyModel(nullptr, model_.get()));
+  ConfigureModelForTamsi(probe_model.get(), 0);
+  DataPtr probe(mj_makeData(probe_model.get()));
+  ResetState(*probe_model, probe.get(), keyframe);
+  mj_kinematics(probe_model.get(), probe.get());
+  mj_comPos(probe_model.get(), probe.get());
+  mj_collision(probe_model.get(), probe.get());
+  const int contacts = probe->ncon;
+  model_->nconmax = std::max(model_->nconmax, static_cast<int>(std::ceil(1.2 * contacts)) + 32);
+  model_->njmax = std::max(model_->njmax, 4 * model_->nconmax + 6 * model_->neq + model_->njnt);
+  const double njmax = model_->njmax, nv = model_->nv;
+  const double efc_bytes = 12.0 * njmax * njmax + 24.0 * njmax * nv;
+  if (efc_bytes > static_cast<double>(INT_MAX)) {
+    throw std::invalid_argument("MuJoCo 2.2.2 cannot run this scene with its own solver: " +
+                                std::to_string(contacts) + " contacts need njmax = " +
+                                std::to_string(model_->njmax) + " constraint rows, whose buffer (about " +
+                                Format("%.3g", efc_bytes / 1e9) + " GB) exceeds its 32-bit size");
+  }
+  model_->opt.timestep = time_step_;
+  if (options.mujoco_solver >= 0) model_->opt.solver = options.mujoco_solver;
+  mjcb_time = &SteadyClockSeconds;
+  data_.reset(mj_makeData(model_.get()));
+  ResetState(*model_, data_.get(), keyframe);
+}
+
+Simulator::~Simulator() = default;
+
+StepInfo Simulator::Step() {
+  const auto start = std::chrono::steady_clock::now();
+  StepInfo info = options_.engine == Engine::kTamsi ? StepTamsi() : StepMujoco();
+  stats_.wall_time += Seconds(start);
+  stats_.steps += 1;
+  stats_.sim_time += time_step_;
+  stats_.time_frontend += info.time_frontend;
+  stats_.time_solve += info.time_solve;
+  stats_.iterations_total += info.iterations;
+  stats_.iterations_max = std::max(stats_.iterations_max, info.iterations);
+  stats_.contacts_total += info.contacts;
+  stats_.contacts_max = std::max(stats_.contacts_max, info.contacts);
+  if (info.substeps > 1) stats_.retried_steps += 1;
+  stats_.failed_solves += info.failed_solves;
+  return info;
+}
+
+void Simulator::BuildProblem() {
+  while (!builder_.Build(*model_, data_.get(), time_step_, &problem_)) GrowContactList();
+}
+
+void Simulator::GrowContactList() {
+  if (model_->nconmax > INT_MAX / 4) throw MujocoError("contact list cannot grow beyond " + std::to_string(model_->nconmax));
+  model_->nconmax *= 2;
+  DataPtr fresh(mj_makeData(model_.get()));
+  const mjModel& m = *model_;
+  auto copy = [](double* dst, const double* src, int n) { std::memcpy(dst, src, sizeof(double) * n); };
+  copy(fresh->qpos, data_->qpos, m.nq);
+  copy(fresh->qvel, data_->qvel, m.nv);
+  copy(fresh->act, data_->act, m.na);
+  copy(fresh->ctrl, data_->ctrl, m.nu);
+  copy(fresh->qfrc_applied, data_->qfrc_applied, m.nv);
+  copy(fresh->xfrc_applied, data_->xfrc_applied, 6 * m.nbody);
+  copy(fresh->mocap_pos, data_->mocap_pos, 3 * m.nmocap);
+  copy(fresh->mocap_quat, data_->mocap_quat, 4 * m.nmocap);
+  copy(fresh->userdata, data_->userdata, m.nuserdata);
+  copy(fresh->qacc_warmstart, data_->qacc_warmstart, m.nv);
+  fresh->time = data_->time;
+  data_ = std::move(fresh);
+}
+
+StepInfo Simulator::StepTamsi() {
+  StepInfo info;
+  const auto frontend_start = std::chrono::steady_clock::now();
+  if (controller_) controller_(*model_, data_.get());
+  BuildProblem();
+  info.time_frontend = Seconds(frontend_start);
+  info.contacts = problem_.num_contacts();
+  v0_ = Eigen::Map<const Eigen::VectorXd>(data_->qvel, model_->nv);
+  delta_start_ = problem_.delta0;
+  std::string failure;
+  for (int halvings = 0; halvings <= options_.max_halvings; ++halvings) {
+    const int substeps = 1 << halvings;
+    try {
+      if (SolveWithSubsteps(substeps, &info)) {
+        info.substeps = substeps;
+        return info;
+      }
+      failure = std::string("status ") + ToString(result_.summary.status) +
+                (result_.summary.message.empty() ? "" : " (" + result_.summary.message + ")");
+    } catch (const std::invalid_argument& e) {
+      failure = std::string("invalid problem: ") + e.what();
+    }
+    info.failed_solves += 1;
+  }
+  stats_.failed_solves += info.failed_solves;
+  std::ostringstream message;
+  message << "step " << stats_.steps << " at t = " << data_->time << " s failed with 1 to "
+          << (1 << options_.max_halvings) << " substeps (nv = " << model_->nv << ", nc = " << info.contacts
+          << "): last solve " << failure << "; the state is left at t = " << data_->time << " s";
+  throw StepFailedError(message.str());
+}
+
+bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
+  const int nv = model_->nv;
+  const double h = time_step_ / substeps;
+  q_work_ = Eigen::Map<const Eigen::VectorXd>(data_->qpos, model_->nq);
+  v_work_ = v0_;
+  builder_.SetTimeStep(h, &problem_);
+  problem_.delta0 = delta_start_;
+  info->iterations = 0;
+  const Eigen::VectorXd& tau = builder_.generalized_forces();
+  const Eigen::VectorXd& damping = builder_.implicit_damping();
+  for (int s = 0; s < substeps; ++s) {
+    // Positions stay frozen at q0 for M, Jn, Jt and τ; only v and the first-order penetration advance. τ is
+    // linearized about v0 in its damping part: τ(v) ≈ τ(v0) − D (v − v0).
+    problem_.p_star = problem_.M * v_work_ + h * (tau + damping.cwiseProduct(v0_ - v_work_));
+    problem_.v0 = v_work_;
+    problem_.v_guess = v_work_;
+    if (sink_) sink_(problem_, stats_.steps, s, substeps);
+    const auto solve_start = std::chrono::steady_clock::now();
+    solver_.Solve(problem_, &result_);
+    info->time_solve += Seconds(solve_start);
+    info->iterations += result_.summary.iterations;
+    if (!result_.ok()) return false;
+    v_work_ = result_.v;
+    problem_.delta0 -= h * result_.vn;
+    mj_integratePos(model_.get(), q_work_.data(), v_work_.data(), h);
+  }
+  std::memcpy(data_->qpos, q_work_.data(), sizeof(double) * model_->nq);
+  std::memcpy(data_->qvel, v_work_.data(), sizeof(double) * nv);
+  data_->time += time_step_;
+  return true;
+}
+
+StepInfo Simulator::StepMujoco() {
+  StepInfo info;
+  const mjModel& m = *model_;
+  mjData* d = data_.get();
+  const Eigen::VectorXd qpos = Eigen::Map<const Eigen::VectorXd>(d->qpos, m.nq);
+  const Eigen::VectorXd qvel = Eigen::Map<const Eigen::VectorXd>(d->qvel, m.nv);
+  const Eigen::VectorXd act = Eigen::Map<const Eigen::VectorXd>(d->act, m.na);
+  const double time = d->time;
+  int warnings_before[std::size(kMujocoFatalWarnings)];
+  for (size_t w = 0; w < std::size(kMujocoFatalWarnings); ++w) {
+    warnings_before[w] = d->warning[kMujocoFatalWarnings[w]].number;
+  }
+  const double constraint_before = d->timer[mjTIMER_CONSTRAINT].duration + d->timer[mjTIMER_POS_MAKE].duration +
+                                   d->timer[mjTIMER_POS_PROJECT].duration;
+  const auto start = std::chrono::steady_clock::now();
+  if (controller_) controller_(m, d);
+  mj_step(&m, d);
+  const double total = Seconds(start);
+  for (size_t w = 0; w < std::size(kMujocoFatalWarnings); ++w) {
+    if (d->warning[kMujocoFatalWarnings[w]].number != warnings_before[w]) {
+      std::memcpy(d->qpos, qpos.data(), sizeof(double) * m.nq);
+      std::memcpy(d->qvel, qvel.data(), sizeof(double) * m.nv);
+      std::memcpy(d->act, act.data(), sizeof(double) * m.na);
+      d->time = time;
+      throw StepFailedError("step " + std::to_string(stats_.steps) + " at t = " + std::to_string(time) +
+                            " s failed in MuJoCo's solver: " + LastMujocoWarning());
+    }
+  }
+  info.time_solve = d->timer[mjTIMER_CONSTRAINT].duration + d->timer[mjTIMER_POS_MAKE].duration +
+                    d->timer[mjTIMER_POS_PROJECT].duration - constraint_before;
+  info.time_frontend = total - info.time_solve;
+  info.iterations = d->solver_iter;
+  info.contacts = d->ncon;
+  return info;
+}
+
+void Simulator::UpdateKinematics() {
+  mj_kinematics(model_.get(), data_.get());
+  mj_comPos(model_.get(), data_.get());
+  mj_comVel(model_.get(), data_.get());
+}
+
+}  // namespace tamsi::scenes

@@ -1,0 +1,218 @@
+// Scene-level physics of the MuJoCo front end + TAMSI stepping, checked against closed forms and fine ODE solutions.
+#include <tamsi/problem_io.h>
+#include <tamsi/scenes/scene_library.h>
+#include <tamsi/scenes/simulator.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace tamsi::scenes {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+std::unique_ptr<Simulator> MakeSimulator(Scene scene, double dt = 0.0) {
+  SimulatorOptions options;
+  options.time_step = dt;
+  options.contact = scene.contact;
+  options.solver.stiction_tolerance = scene.stiction_tolerance;
+  const int keyframe = FindKeyframe(*scene.model, "");
+  return std::make_unique<Simulator>(std::move(scene.model), options, keyframe, scene.controller);
+}
+
+// Fine solution of the paper's 1-D box, m v̇ = f(t) − μ̃(|v|/v_s) m g sgn(v): implicit Euler with 1e-5 s steps, each
+// step's scalar monotone equation solved by bisection.
+std::vector<double> BoxReferenceVelocity(double duration, double sample_dt, double v_s) {
+  using P = BoxStickSlipParameters;
+  const double dt = 1e-5, W = P::kMass * P::kGravity;
+  auto friction = [&](double v) { return P::kFriction * W * std::clamp(v / v_s, -1.0, 1.0); };
+  std::vector<double> samples{0.0};
+  double v = 0.0;
+  const int per_sample = static_cast<int>(std::lround(sample_dt / dt));
+  const int steps = static_cast<int>(std::lround(duration / dt));
+  for (int n = 1; n <= steps; ++n) {
+    const double t = n * dt;
+    // g(x) = m (x − v)/dt − f(t) + F(x) is increasing in x.
+    double lo = v - 10.0, hi = v + 10.0;
+    for (int it = 0; it < 100; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      (P::kMass * (mid - v) / dt - P::Force(t) + friction(mid) > 0 ? hi : lo) = mid;
+    }
+    v = 0.5 * (lo + hi);
+    if (n % per_sample == 0) samples.push_back(v);
+  }
+  return samples;
+}
+
+TEST(BoxStickSlip, BreaksAwayOnlyAboveMuMgAndFollowsTheOneDimensionalOde) {
+  using P = BoxStickSlipParameters;
+  const double h = 1e-3, duration = 1.2, v_s = 1e-4;
+  auto sim = MakeSimulator(LoadScene("box_stick_slip"), h);
+  // Start at the static penetration m g / (4 corners × 1e4 N/m) so the normal force is m g from the first step.
+  sim->data().qpos[1] = -P::kMass * P::kGravity / 4e4;
+  const std::vector<double> reference = BoxReferenceVelocity(duration, h, v_s);
+  const double mu_mg = P::kFriction * P::kMass * P::kGravity;
+  const double t_break = std::asin(mu_mg / P::kForceAmplitude) / (2 * kPi);  // 0.1497 s
+  double max_error = 0.0, max_speed = 0.0;
+  const int steps = static_cast<int>(std::lround(duration / h));
+  for (int n = 1; n <= steps; ++n) {
+    sim->Step();
+    const double t = n * h, v = sim->data().qvel[0];
+    if (t < t_break - 2 * h) {
+      EXPECT_LT(std::abs(v), 1.1 * v_s) << "still stuck at t = " << t;
+    }
+    max_error = std::max(max_error, std::abs(v - reference[n]));
+    max_speed = std::max(max_speed, std::abs(v));
+  }
+  EXPECT_GT(max_speed, 0.1) << "the box slides after |f| > mu m g";
+  EXPECT_LT(max_error, 0.02 * max_speed);
+  EXPECT_EQ(sim->statistics().failed_solves, 0);
+}
+
+TEST(RestingContact, SphereOnGroundSettlesAtTheStaticPenetration) {
+  constexpr char kXml[] = R"(
+  <mujoco><option timestep="0.002"/><size nuser_geom="2"/>
+    <worldbody><geom type="plane" size="1 1 0.1" user="10000 5"/>
+      <body pos="0 0 0.05"><freejoint/><geom type="sphere" size="0.05" mass="0.5" user="10000 5"/></body>
+      <body pos="0.3 0 0.0499"><freejoint/><geom type="box" size="0.05 0.05 0.05" mass="2" user="10000 5"/></body>
+    </worldbody></mujoco>)";
+  Scene scene;
+  scene.model = LoadModelFromString(kXml, "resting");
+  auto sim = MakeSimulator(std::move(scene));
+  for (int n = 0; n < 1000; ++n) sim->Step();
+  const double g = 9.81, k = 5000.0;  // two geoms of 1e4 N/m in series
+  EXPECT_NEAR(-(sim->data().qpos[2] - 0.05), 0.5 * g / k, 1e-3 * 0.5 * g / k);          // sphere: one contact
+  EXPECT_NEAR(-(sim->data().qpos[9] - 0.05), 2.0 * g / (4 * k), 1e-2 * 2.0 * g / (4 * k));  // box: four corners
+  for (int i = 0; i < sim->model().nv; ++i) EXPECT_LT(std::abs(sim->data().qvel[i]), 1e-6);
+}
+
+TEST(GripperMugShake, MugSticksBelowTwoMuGAndSlipsAgainstTheAccelerationNearPeaks) {
+  using P = GripperMugParameters;
+  auto sim = MakeSimulator(LoadScene("gripper_mug_shake"));
+  const double h = sim->time_step(), omega = P::Omega(), v_s = 1e-4;
+  const int grip_dof = 0, mug_vz = 4;  // translate_joint; the mug's free joint linear z
+  double previous_vg = sim->data().qvel[grip_dof];
+  int stick_samples = 0, slip_windows_checked = 0;
+  double slip_extreme = 0.0;
+  const int steps = static_cast<int>(std::lround(1.5 / h));
+  for (int n = 1; n <= steps; ++n) {
+    sim->Step();
+    const double t = sim->time(), s = std::sin(omega * t);
+    const double vg = sim->data().qvel[grip_dof], v_rel = sim->data().qvel[mug_vz] - vg;
+    const double inertial_load = P::kMugMass * std::abs(vg - previous_vg) / h;
+    previous_vg = vg;
+    if (t > 0.05 && std::abs(s) < 0.3) {  // after the pads closed; well inside the stick phase
+      EXPECT_LT(inertial_load, 2 * P::kFriction * P::kGripForce);
+      EXPECT_LT(std::abs(v_rel), 10 * v_s) << "t = " << t;
+      ++stick_samples;
+    }
+    if (std::abs(s) > 0.97) {
+      // Past the peak of the gripper's acceleration the mug lags: it slides against the acceleration.
+      EXPECT_LT(v_rel * s, 0.0) << "t = " << t;
+      slip_extreme = std::max(slip_extreme, std::abs(v_rel));
+      ++slip_windows_checked;
+    }
+  }
+  EXPECT_GT(stick_samples, 50);
+  EXPECT_GT(slip_windows_checked, 10);
+  EXPECT_GT(slip_extreme, 100 * v_s);
+}
+
+TEST(PassiveScene, TotalEnergyNeverGrows) {
+  // Spheres, a capsule and a box dropped on the ground and onto each other, no actuation. Energy counts kinetic,
+  // gravity and the contacts' elastic ½ k δ². A 1 cm contact margin lets the implicit normal force act within the
+  // step in which a contact closes (without it, collision detection finds a contact only after it has penetrated).
+  constexpr char kXml[] = R"(
+  <mujoco><option timestep="0.002"/>
+    <default><geom margin="0.01" friction="0.5 0.005 0.0001"/></default>
+    <worldbody><geom type="plane" size="1 1 0.1"/>
+      <body pos="0 0 0.06"><freejoint/><geom type="sphere" size="0.05" mass="0.2"/></body>
+      <body pos="0.01 0.02 0.2"><freejoint/><geom type="sphere" size="0.04" mass="0.1"/></body>
+      <body pos="0.2 0 0.1" euler="0.3 0.2 0"><freejoint/><geom type="capsule" size="0.02 0.04" mass="0.15"/></body>
+      <body pos="-0.2 0 0.08"><freejoint/><geom type="sphere" size="0.03" mass="0.3"/></body>
+    </worldbody></mujoco>)";
+  Scene scene;
+  scene.model = LoadModelFromString(kXml, "passive");
+  auto sim = MakeSimulator(std::move(scene));
+  sim->data().qvel[0] = 0.3;  // the first sphere also slides sideways
+  ContactProblemBuilder builder(sim->model(), sim->options().contact);
+  ContactProblem contacts;
+  ASSERT_TRUE(builder.Build(sim->model(), &sim->data(), sim->time_step(), &contacts));
+  double previous = MechanicalEnergy(sim->model(), &sim->data(), &contacts);
+  const double initial = previous;
+  for (int n = 0; n < 500; ++n) {
+    sim->Step();
+    ASSERT_TRUE(builder.Build(sim->model(), &sim->data(), sim->time_step(), &contacts));
+    const double energy = MechanicalEnergy(sim->model(), &sim->data(), &contacts);
+    EXPECT_LE(energy, previous + 1e-6 * initial) << "step " << n;
+    previous = energy;
+  }
+  EXPECT_LT(previous, initial);
+  EXPECT_GE(sim->statistics().contacts_max, 4);
+}
+
+TEST(ProblemDump, DumpedProblemsReplayToTheSameVelocities) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tamsi_scenes_dump_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto sim = MakeSimulator(LoadScene("gripper_mug_shake"));
+  std::vector<std::string> files;
+  sim->set_problem_sink([&](const ContactProblem& problem, long long step, int substep, int substeps) {
+    files.push_back((dir / ("p" + std::to_string(step) + "_" + std::to_string(substep) + "_" +
+                            std::to_string(substeps) + ".json"))
+                        .string());
+    WriteProblem(problem, files.back());
+  });
+  std::vector<Eigen::VectorXd> velocities;
+  for (int n = 0; n < 40; ++n) {
+    sim->Step();
+    velocities.emplace_back(Eigen::Map<const Eigen::VectorXd>(sim->data().qvel, sim->model().nv));
+  }
+  ASSERT_EQ(files.size(), velocities.size()) << "no step of this window needs substeps";
+  TamsiSolver solver(sim->options().solver);
+  for (size_t n = 0; n < files.size(); ++n) {
+    const ContactProblem problem = ReadProblem(files[n]);
+    ASSERT_TRUE(problem.v0.has_value());
+    Result result;
+    ASSERT_EQ(solver.Solve(problem, &result), Status::kSuccess);
+    EXPECT_LT((result.v - velocities[n]).cwiseAbs().maxCoeff(), 1e-12) << files[n];
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Simulator, FailedStepsAreRetriedWithSubstepsAndFinallyReported) {
+  auto sim_scene = LoadScene("gripper_mug_shake");
+  SimulatorOptions options;
+  options.solver.max_iterations = 1;  // too few for the transitions of this scene
+  options.max_halvings = 2;
+  Simulator sim(std::move(sim_scene.model), options, 0, sim_scene.controller);
+  bool failed = false;
+  for (int n = 0; n < 300 && !failed; ++n) {
+    const double t = sim.time();
+    const Eigen::VectorXd q = Eigen::Map<const Eigen::VectorXd>(sim.data().qpos, sim.model().nq);
+    try {
+      sim.Step();
+    } catch (const StepFailedError& e) {
+      failed = true;
+      EXPECT_NE(std::string(e.what()).find("substeps"), std::string::npos) << e.what();
+      EXPECT_EQ(sim.time(), t);
+      EXPECT_EQ(Eigen::Map<const Eigen::VectorXd>(sim.data().qpos, sim.model().nq), q) << "state left intact";
+    }
+  }
+  EXPECT_TRUE(failed);
+  EXPECT_GT(sim.statistics().failed_solves, 0);
+}
+
+TEST(SceneLibrary, UnknownNamesAndMissingFilesAreRejected) {
+  EXPECT_THROW(LoadScene("no_such_scene"), UnknownSceneError);
+  EXPECT_THROW(LoadScene("/no/such/model.xml"), ModelLoadError);
+  EXPECT_THROW(ClutterBinXml(0, 1), std::invalid_argument);
+  EXPECT_EQ(BuiltinScenes().front().name, DefaultSceneName());
+}
+
+}  // namespace
+}  // namespace tamsi::scenes
