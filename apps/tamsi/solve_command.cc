@@ -70,8 +70,9 @@ void AddSolveCommand(CLI::App& app) {
   const std::map<std::string, LinearSolverType> backends{{"auto", LinearSolverType::kAuto},
                                                          {"umfpack", LinearSolverType::kUmfpack},
                                                          {"cholmod", LinearSolverType::kCholmod},
+                                                         {"klu", LinearSolverType::kKlu},
                                                          {"dense", LinearSolverType::kDense}};
-  cmd->add_option("--linear-solver", args->options.linear_solver, "auto, umfpack, cholmod or dense")
+  cmd->add_option("--linear-solver", args->options.linear_solver, "auto, umfpack, klu, cholmod or dense")
       ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case));
   cmd->add_flag("--full-report", args->full_report, "Print the full summary with the per-iteration history");
   cmd->callback([args] { RunSolve(*args); });

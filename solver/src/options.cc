@@ -20,6 +20,7 @@ const char* ToString(LinearSolverType type) {
     case LinearSolverType::kAuto: return "auto";
     case LinearSolverType::kUmfpack: return "umfpack";
     case LinearSolverType::kCholmod: return "cholmod";
+    case LinearSolverType::kKlu: return "klu";
     case LinearSolverType::kDense: return "dense";
   }
   return "unknown";

@@ -106,6 +106,8 @@ TEST_P(BackendTest, AgreesWithTheDenseOracle) {
 INSTANTIATE_TEST_SUITE_P(Backends, BackendTest,
                          ::testing::Values(BackendCase{Coupling::kTwoWay, LinearSolverType::kUmfpack},
                                            BackendCase{Coupling::kOneWay, LinearSolverType::kUmfpack},
+                                           BackendCase{Coupling::kTwoWay, LinearSolverType::kKlu},
+                                           BackendCase{Coupling::kOneWay, LinearSolverType::kKlu},
                                            BackendCase{Coupling::kOneWay, LinearSolverType::kCholmod}));
 
 TEST(TamsiSolver, AutoPicksDenseForTinyAndSparseForLargeSystems) {
@@ -193,7 +195,7 @@ TEST(TamsiSolver, EmptyProblemIsValid) {
 }
 
 TEST(TamsiSolver, SingularNewtonMatrixIsAStatusNotACrash) {
-  for (LinearSolverType backend : {LinearSolverType::kDense, LinearSolverType::kUmfpack}) {
+  for (LinearSolverType backend : {LinearSolverType::kDense, LinearSolverType::kUmfpack, LinearSolverType::kKlu}) {
     ContactProblem problem;
     problem.time_step = 1e-3;
     problem.M.resize(40, 40);

@@ -46,6 +46,9 @@ enum class LinearSolverType {
   kAuto,
   /// SuiteSparse UMFPACK sparse LU (any coupling).
   kUmfpack,
+  /// SuiteSparse KLU sparse LU (any coupling): refactors with the previous pivot sequence while it stays well
+  /// conditioned, so repeated factorizations of one pattern allocate nothing.
+  kKlu,
   /// SuiteSparse CHOLMOD sparse Cholesky (one-way only: requires the SPD matrix of eq. 17).
   kCholmod,
   /// Dense Eigen LU (two-way) or LDLᵀ (one-way): the reference oracle, O(nv³).
