@@ -379,3 +379,38 @@ TEST(TamsiSolverIslands, BitwiseIdenticalForAnyThreadCount) {
 
 }  // namespace
 }  // namespace tamsi
+
+namespace tamsi {
+namespace {
+
+// Dropping a contact whose velocities are still coupled by another one leaves the Newton matrix pattern as it was,
+// but the contact list changed: the structure must be rebuilt, not reused.
+TEST(TamsiSolver, RebuildsTheStructureWhenContactsChangeUnderTheSamePattern) {
+  const ContactProblem one = testing::RandomProblem(30, 9, 41);
+  ContactProblem two = one;
+  // Contact 9 repeats contact 8's rows and parameters.
+  using RowMajor = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
+  RowMajor Jn(10, 30), Jt(20, 30);
+  Jn.topRows(9) = RowMajor(one.Jn);
+  Jn.row(9) = RowMajor(one.Jn).row(8);
+  Jt.topRows(18) = RowMajor(one.Jt);
+  Jt.bottomRows(2) = RowMajor(one.Jt).middleRows(16, 2);
+  two.Jn = Jn;
+  two.Jt = Jt;
+  for (Eigen::VectorXd* x : {&two.delta0, &two.stiffness, &two.dissipation, &two.friction}) {
+    x->conservativeResize(10);
+    (*x)[9] = (*x)[8];
+  }
+  TamsiSolver solver;
+  Result a, b, fresh;
+  ASSERT_EQ(solver.Solve(two, &a), Status::kSuccess);
+  ASSERT_EQ(solver.Solve(one, &b), Status::kSuccess);
+  EXPECT_FALSE(b.summary.structure_reused);
+  EXPECT_EQ(b.fn.size(), 9);
+  TamsiSolver reference;
+  ASSERT_EQ(reference.Solve(one, &fresh), Status::kSuccess);
+  EXPECT_EQ(b.v, fresh.v);
+}
+
+}  // namespace
+}  // namespace tamsi
