@@ -19,16 +19,18 @@ namespace {
 
 using Generator = synthetic::SyntheticProblem (*)(int, std::uint64_t, const synthetic::SyntheticOptions&);
 
-/// Arguments: N, threads, one-way (0/1). Counters: nv, nc, nnz (Newton matrix), iterations, converged (1 when the
-/// solve succeeded: a step that hits the iteration cap is timed too, and says so).
+/// Arguments: N, threads, one-way (0/1), and for BM_TamsiSolveTowerSliding only a fourth, line_search (0: the
+/// default LineSearch::kExact, 1: the paper's LineSearch::kTals). Counters: nv, nc, nnz (Newton matrix), iterations,
+/// converged (1 when the solve succeeded: a step that hits the iteration cap is timed too, and says so).
 void RunSolve(benchmark::State& state, Generator generate, synthetic::SyntheticOptions options,
-              LinearSolverType backend) {
+              LinearSolverType backend, LineSearch line_search = LineSearch::kExact) {
   const int n = static_cast<int>(state.range(0));
   const ContactProblem problem = generate(n, 1, options).problem;
   Options solver_options;
   solver_options.num_threads = static_cast<int>(state.range(1));
   solver_options.coupling = state.range(2) ? Coupling::kOneWay : Coupling::kTwoWay;
   solver_options.linear_solver = backend;
+  solver_options.line_search = line_search;
   TamsiSolver solver(solver_options);
   Result result;
   for (auto _ : state) {
@@ -71,7 +73,8 @@ void BM_TamsiSolveStackSliding(benchmark::State& state) {
 /// One tower of N spheres sliding over each other: one island of N coupled stick–slip transitions, where plain TALS
 /// is expected to struggle (DESIGN.md: convergence where a dense TAMSI with plain TALS fails, from ~200 bodies).
 void BM_TamsiSolveTowerSliding(benchmark::State& state) {
-  RunSolve(state, &synthetic::SphereStack, Motion(synthetic::InitialMotion::kSliding), LinearSolverType::kAuto);
+  RunSolve(state, &synthetic::SphereStack, Motion(synthetic::InitialMotion::kSliding), LinearSolverType::kAuto,
+           state.range(3) ? LineSearch::kTals : LineSearch::kExact);
 }
 void BM_TamsiSolveBoxesSliding(benchmark::State& state) {
   RunSolve(state, &synthetic::BoxGrid, Motion(synthetic::InitialMotion::kSliding), LinearSolverType::kAuto);
@@ -96,6 +99,15 @@ void Sizes(benchmark::internal::Benchmark* b, int max_n) {
 }
 void LargeSizes(benchmark::internal::Benchmark* b) { Sizes(b, 10000); }
 void SlidingStackSizes(benchmark::internal::Benchmark* b) { Sizes(b, 1000); }
+/// The sliding tower, N = 10 … 1,000, two-way and one-way at 1 thread, with the exact line search and with TALS.
+void TowerSlidingSizes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"N", "threads", "oneway", "line_search"})->Unit(benchmark::kMillisecond);
+  for (int n : {10, 30, 100, 300, 400, 1000})
+    for (int line_search : {0, 1}) {
+      b->Args({n, 1, 0, line_search});
+      b->Args({n, 1, 1, line_search});
+    }
+}
 /// nv = 6N up to 2,400.
 void DenseSizes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"N", "threads", "oneway"})->Unit(benchmark::kMillisecond);
@@ -109,7 +121,7 @@ BENCHMARK(BM_TamsiSolveSpheresResting)->Apply(LargeSizes);
 BENCHMARK(BM_TamsiSolveSpheresSliding)->Apply(LargeSizes);
 BENCHMARK(BM_TamsiSolveStack)->Apply(LargeSizes);
 BENCHMARK(BM_TamsiSolveStackSliding)->Apply(SlidingStackSizes);
-BENCHMARK(BM_TamsiSolveTowerSliding)->Apply(SlidingStackSizes);
+BENCHMARK(BM_TamsiSolveTowerSliding)->Apply(TowerSlidingSizes);
 BENCHMARK(BM_TamsiSolveBoxesSliding)->Apply(LargeSizes);
 BENCHMARK(BM_TamsiSolveStackDense)->Apply(DenseSizes);
 BENCHMARK(BM_TamsiSolveSpheresSlidingDense)->Apply(DenseSizes);

@@ -301,13 +301,11 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     };
     if (o.line_search == LineSearch::kTals) tals();
     if (o.line_search == LineSearch::kExact) {
-      I.alpha = ExactLineSearch(system, v, w.dv, dofs, n, contacts, num_contacts, w.dvn, w.dvt,
-                                &I.line_search_evaluations);
-      if (I.alpha <= 0.0) {
-        I.alpha = 1.0;
-        I.tals_fallback = true;
-        tals();
-      }
+      const double exact = ExactLineSearch(system, v, w.dv, dofs, n, contacts, num_contacts, w.dvn, w.dvt,
+                                           &I.line_search_evaluations);
+      tals();
+      I.tals_fallback = exact <= 0.0;
+      I.alpha = std::max(I.alpha, exact);
     }
     for (int a = 0; a < n; ++a) v[dofs[a]] += I.alpha * I.dv[a];
     I.time_tals = Seconds(ti);

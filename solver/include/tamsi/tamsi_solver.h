@@ -29,14 +29,15 @@ enum class LineSearch {
   kNone,
   /// The paper's Transition-Aware Line Search (Sec. III-A): α = α_T = minᵢ αᵢ.
   kTals,
-  /// Exact line search (a globalization beyond the paper): α ∈ (0, 1] minimizes along Δv the potential
-  /// ℓ(v) = ½ vᵀMv − p*ᵀv + h Σᵢ [Pᵢ(vnᵢ) + πᵢᵏ μ Φ(‖vtᵢ‖)], whose gradient is the residual (eq. 12, 21) with the
-  /// friction's normal force held at the current iterate's πᵏ (exact for one-way, where π is frozen). ℓ is convex
-  /// along the line (π decreases in vn, μ̃' ≥ 0), so its slope ℓ'(α) = Δvᵀ r(v + αΔv) is monotone and its root is
-  /// found by safeguarded regula falsi on per-contact sums without matrix products. Like TALS it lands inside the
-  /// stiction region when a transition lies on the line (Fig. 2), but it resolves every contact's transition in
-  /// the same step instead of the first one only, which keeps Newton from stalling when hundreds of contacts change
-  /// state at once. Falls back to TALS if Δv is not a descent direction of ℓ (two-way coupling can make it so).
+  /// TALS and an exact line search (a globalization beyond the paper): α = max(α_T, α*), where α* ∈ (0, 1]
+  /// minimizes along Δv the potential ℓ(v) = ½ vᵀMv − p*ᵀv + h Σᵢ [Pᵢ(vnᵢ) + πᵢᵏ μ Φ(‖vtᵢ‖)], whose gradient is the
+  /// residual (eq. 12, 21) with the friction's normal force held at the current iterate's πᵏ (exact for one-way,
+  /// where π is frozen). ℓ is convex along the line (π decreases in vn, μ̃' ≥ 0), so its slope ℓ'(α) = Δvᵀ r(v + αΔv)
+  /// is monotone and its root is found by safeguarded regula falsi on per-contact sums, without matrix products.
+  /// Under plain TALS one transitioning contact limits every other one, so islands with many simultaneous
+  /// transitions crawl; α* resolves all of them along the line at once. Where ℓ's lagged normal force makes α*
+  /// short while TALS sees no transition, TALS's longer step is kept. Without a descent direction (ℓ'(0) ≥ 0,
+  /// possible under two-way coupling) α = α_T.
   kExact,
 };
 
@@ -113,8 +114,8 @@ struct Summary {
   std::vector<double> vn_residual;
   std::vector<double> alpha;
   std::vector<int> tals_limited_contacts;
-  /// Per iteration (LineSearch::kExact): slope evaluations of the line search summed over islands, and islands that
-  /// fell back to TALS because Δv was not a descent direction.
+  /// Per iteration (LineSearch::kExact): slope evaluations of the line search summed over islands, and islands where
+  /// Δv was not a descent direction of the potential, so TALS alone set α.
   std::vector<int> line_search_evaluations;
   std::vector<int> tals_fallbacks;
   /// Islands solved, and the velocities of the largest.
