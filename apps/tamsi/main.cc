@@ -3,7 +3,13 @@
 #include <exception>
 #include <iostream>
 
+// OpenBLAS, when it is the BLAS behind SuiteSparse, spawns its own threads inside every factorization: they fight
+// TBB for the cores and make factorizations depend on the BLAS thread count. tamsi parallelizes with TBB under
+// --threads, so BLAS runs on one thread. Weak: absent with other BLAS implementations.
+extern "C" void openblas_set_num_threads(int num_threads) __attribute__((weak));
+
 int main(int argc, char** argv) {
+  if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
   CLI::App app{"tamsi: compliant contact with regularized friction, sparse and parallel (Castro, Qu et al. 2020)"};
   app.require_subcommand(0, 1);
   tamsi::cli::AddSolveCommand(app);
