@@ -215,28 +215,35 @@ class DenseSolver final : public LinearSolver {
     dense_.setZero(A.n, A.n);
     for (int j = 0; j < A.n; ++j)
       for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k) dense_(A.row_index[k], j) = A.values[k];
-    double rcond = 0.0;
+    // Singularity test on the pivots (largest over smallest magnitude): Eigen's rcond() estimate allocates.
+    double smallest = 0.0, largest = 0.0;
     if (symmetric_) {
       ldlt_.compute(dense_);
       if (ldlt_.info() != Eigen::Success || !ldlt_.isPositive()) {
         if (message) *message = "dense LDLT: matrix not positive definite";
         return false;
       }
-      rcond = ldlt_.rcond();
+      smallest = ldlt_.vectorD().cwiseAbs().minCoeff();
+      largest = ldlt_.vectorD().cwiseAbs().maxCoeff();
     } else {
       lu_.compute(dense_);
-      rcond = lu_.rcond();
+      smallest = lu_.matrixLU().diagonal().cwiseAbs().minCoeff();
+      largest = lu_.matrixLU().diagonal().cwiseAbs().maxCoeff();
     }
-    if (!(rcond > 1e-14)) {
-      if (message) *message = "dense factorization: matrix singular to working precision (rcond " +
-                              std::to_string(rcond) + ")";
+    if (!(smallest > 1e-14 * largest)) {
+      if (message) *message = "dense factorization: matrix singular to working precision (pivots from " +
+                              std::to_string(smallest) + " to " + std::to_string(largest) + ")";
       return false;
     }
     return true;
   }
 
   bool Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string*) override {
-    *x = symmetric_ ? Eigen::VectorXd(ldlt_.solve(b)) : Eigen::VectorXd(lu_.solve(b));
+    if (symmetric_) {
+      *x = ldlt_.solve(b);
+    } else {
+      *x = lu_.solve(b);
+    }
     return true;
   }
 

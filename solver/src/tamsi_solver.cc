@@ -92,6 +92,26 @@ int Severity(Status status) {
   return 0;
 }
 
+/// Resets `s` for a new solve, keeping the capacity of its history vectors (reserved for `max_iterations`), so that
+/// a steady-state solve allocates nothing.
+void ResetSummary(int max_iterations, Summary* s) {
+  auto keep = [max_iterations](auto* from, auto* to) {
+    from->clear();
+    from->reserve(static_cast<size_t>(max_iterations));
+    *to = std::move(*from);
+  };
+  Summary fresh;
+  keep(&s->vt_residual, &fresh.vt_residual);
+  keep(&s->vn_residual, &fresh.vn_residual);
+  keep(&s->alpha, &fresh.alpha);
+  keep(&s->tals_limited_contacts, &fresh.tals_limited_contacts);
+  keep(&s->line_search_evaluations, &fresh.line_search_evaluations);
+  keep(&s->tals_fallbacks, &fresh.tals_fallbacks);
+  s->message.clear();
+  fresh.message = std::move(s->message);
+  *s = std::move(fresh);
+}
+
 }  // namespace
 
 /// Newton state of one island. Islands are independent: each has its own factorization, α and convergence test.
@@ -119,7 +139,8 @@ struct TamsiSolver::Impl {
   std::unique_ptr<NewtonSystem> system;
   internal::IslandPartition partition;
   std::vector<IslandSolver> islands;
-  Eigen::VectorXd vt_first, dv, dvn, dvt;
+  Eigen::VectorXd v, vt_first, dv, dvn, dvt;
+  std::vector<int> active;  // islands still iterating
 };
 
 TamsiSolver::TamsiSolver(const Options& options) { set_options(options); }
@@ -148,7 +169,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   const bool two_way = o.coupling == Coupling::kTwoWay;
 
   Summary& s = result->summary;
-  s = Summary();
+  ResetSummary(o.max_iterations, &s);
   s.num_velocities = nv;
   s.num_contacts = nc;
   s.coupling = o.coupling;
@@ -191,7 +212,8 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   s.linear_solver_used = largest < 0 ? LinearSolverType::kDense : w.islands[largest].type;
   s.time_assembly += Seconds(t);
 
-  auto finish = [&](Status status, Eigen::VectorXd v) {
+  Eigen::VectorXd& v = w.v;
+  auto finish = [&](Status status) {
     t = Clock::now();
     system.Evaluate(v);
     s.time_residual += Seconds(t);
@@ -199,7 +221,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       for (int i = 0; i < nc; ++i)
         s.stick_slip_transitions += (w.vt_first.segment<2>(2 * i).norm() < o.stiction_tolerance) !=
                                     (system.vt().segment<2>(2 * i).norm() < o.stiction_tolerance);
-    result->v = std::move(v);
+    result->v = v;
     result->vn = system.vn();
     result->vt = system.vt();
     result->fn = system.fn();
@@ -210,9 +232,13 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   };
 
   // Initial iterate: the caller's guess, else the free motion v* = M⁻¹ p*.
-  Eigen::VectorXd v = problem.v_guess ? *problem.v_guess : Eigen::VectorXd::Zero(nv);
+  if (problem.v_guess) {
+    v = *problem.v_guess;
+  } else {
+    v.setZero(nv);
+  }
   w.vt_first.resize(0);
-  if (nv == 0) return finish(Status::kSuccess, std::move(v));
+  if (nv == 0) return finish(Status::kSuccess);
   if (!problem.v_guess) {
     t = Clock::now();
     const SparseMatrix& M = system.mass_matrix();
@@ -224,7 +250,8 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     s.time_numeric += Seconds(t);
     if (!ok) {
       s.message = "free-motion solve M v* = p*: " + s.message;
-      return finish(Status::kLinearSolverFailed, Eigen::VectorXd::Zero(nv));
+      v.setZero();
+      return finish(Status::kLinearSolverFailed);
     }
   }
 
@@ -316,7 +343,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     }
   };
 
-  std::vector<int> active;
+  std::vector<int>& active = w.active;
   for (int iteration = 0; iteration < o.max_iterations; ++iteration) {
     active.clear();
     for (int k = 0; k < P.num_islands; ++k)
@@ -328,7 +355,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     system.Evaluate(v);
     if (iteration == 0) w.vt_first = system.vt();
     s.time_residual += Seconds(t);
-    if (!system.residual().allFinite()) return finish(Status::kNonFiniteValues, std::move(v));
+    if (!system.residual().allFinite()) return finish(Status::kNonFiniteValues);
     t = Clock::now();
     system.Assemble();
     s.time_assembly += Seconds(t);
@@ -376,7 +403,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       s.message = I.message.empty() ? "" : "island " + std::to_string(k) + ": " + I.message;
     }
   }
-  return finish(status, std::move(v));
+  return finish(status);
 }
 
 }  // namespace tamsi
