@@ -26,6 +26,7 @@ struct RunArgs {
   std::string mujoco_solver;
   int threads{1};
   std::optional<int> max_iterations;
+  bool reuse_factorization{false};
   std::string keyframe;
   std::string output_path;
   std::string dump_dir;
@@ -105,6 +106,7 @@ void RunScene(const RunArgs& args) {
   options.solver.coupling = args.solver == "tamsi-oneway" ? Coupling::kOneWay : Coupling::kTwoWay;
   options.solver.num_threads = args.threads;
   if (args.max_iterations) options.solver.max_iterations = *args.max_iterations;
+  options.solver.reuse_factorization = args.reuse_factorization;
   options.solver.stiction_tolerance = args.stiction_tolerance.value_or(scene.stiction_tolerance);
   options.time_step = args.dt.value_or(0.0);
   options.contact = scene.contact;
@@ -234,6 +236,8 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_option("--mujoco-solver", args->mujoco_solver, "With --solver mujoco: newton, cg or pgs (default: model's)")
       ->check(CLI::IsMember({"newton", "cg", "pgs"}));
   cmd->add_option("--threads", args->threads, "Solver threads (0: all hardware threads)")->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--reuse-factorization", args->reuse_factorization,
+                "GMRES preconditioned by kept factorizations; refactor only when it stalls");
   cmd->add_option("--max-iterations", args->max_iterations, "Newton iteration cap per solve (default 100)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--stiffness", args->stiffness, "Per-geom contact stiffness (N/m), overrides MJCF user data")

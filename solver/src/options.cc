@@ -53,6 +53,8 @@ bool Options::IsValid(std::string* error) const {
     os << "Options.max_iterations: must be ≥ 1, got " << max_iterations;
   } else if (!(max_angle > 0.0 && max_angle < M_PI)) {
     os << "Options.max_angle: must be in (0, π) rad, got " << max_angle;
+  } else if (max_krylov_iterations < 1) {
+    os << "Options.max_krylov_iterations: must be ≥ 1, got " << max_krylov_iterations;
   } else if (dense_threshold < 0) {
     os << "Options.dense_threshold: must be ≥ 0, got " << dense_threshold;
   } else if (linear_solver == LinearSolverType::kCholmod && coupling == Coupling::kTwoWay) {

@@ -172,6 +172,8 @@ std::string ResultToJson(const Result& r) {
                   {"structure_reused", s.structure_reused},
                   {"symbolic_factorizations", s.symbolic_factorizations},
                   {"numeric_factorizations", s.numeric_factorizations},
+                  {"krylov_solves", s.krylov_solves},
+                  {"krylov_iterations", s.krylov_iterations},
                   {"coupling", ToString(s.coupling)},
                   {"linear_solver_given", ToString(s.linear_solver_given)},
                   {"linear_solver_used", ToString(s.linear_solver_used)},

@@ -44,6 +44,8 @@ std::string Summary::FullReport() const {
   out += Format("  %-28s %d\n", "iterations", iterations);
   out += Format("  %-28s %d symbolic, %d numeric\n", "factorizations", symbolic_factorizations,
                 numeric_factorizations);
+  out += Format("  %-28s %d solves, %d iterations\n", "GMRES on kept factorizations", krylov_solves,
+                krylov_iterations);
   out += Format("  %-28s %d\n", "stick/slip transitions", stick_slip_transitions);
   out += "  time (ms)\n";
   const std::pair<const char*, double> phases[] = {

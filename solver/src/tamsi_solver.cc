@@ -7,6 +7,8 @@
 #include <tamsi/kernels/parallel.h>
 #include <tamsi/newton_system.h>
 
+#include <unsupported/Eigen/IterativeSolvers>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -92,6 +94,50 @@ int Severity(Status status) {
   return 0;
 }
 
+/// Eigen-style preconditioner that applies a kept factorization: P⁻¹b = A_old⁻¹ b.
+class FactorizationPreconditioner {
+ public:
+  using Scalar = double;
+  using RealScalar = double;
+  using StorageIndex = int;
+  FactorizationPreconditioner() = default;
+  template <typename MatrixType>
+  FactorizationPreconditioner& analyzePattern(const MatrixType&) { return *this; }
+  template <typename MatrixType>
+  FactorizationPreconditioner& factorize(const MatrixType&) { return *this; }
+  template <typename MatrixType>
+  FactorizationPreconditioner& compute(const MatrixType&) { return *this; }
+  Eigen::ComputationInfo info() const { return Eigen::Success; }
+  void set_factorization(internal::LinearSolver* factorization) { factorization_ = factorization; }
+  Eigen::VectorXd solve(const Eigen::VectorXd& b) const {
+    Eigen::VectorXd x;
+    factorization_->Solve(b, &x, nullptr);
+    return x;
+  }
+
+ private:
+  internal::LinearSolver* factorization_{nullptr};
+};
+
+/// Relative residual GMRES must reach; tight enough that Newton sees the exact step.
+constexpr double kKrylovTolerance = 1e-10;
+
+/// Solves A x = b by GMRES (Eigen's, unrestarted within `max_iterations`) preconditioned by `factorization`, the
+/// factorization of an earlier matrix of A's pattern. True when the relative residual met kKrylovTolerance.
+bool SolveWithKrylov(const internal::CscView& A, internal::LinearSolver& factorization, int max_iterations,
+                     const Eigen::VectorXd& b, Eigen::VectorXd* x, int* iterations) {
+  const Eigen::Map<const SparseMatrix> matrix(A.n, A.n, A.col_ptr[A.n], A.col_ptr, A.row_index, A.values);
+  Eigen::GMRES<SparseMatrix, FactorizationPreconditioner> gmres;
+  gmres.setMaxIterations(max_iterations);
+  gmres.set_restart(max_iterations);
+  gmres.setTolerance(kKrylovTolerance);
+  gmres.compute(matrix);
+  gmres.preconditioner().set_factorization(&factorization);
+  *x = gmres.solve(b);
+  *iterations = std::max(1, static_cast<int>(gmres.iterations()));
+  return gmres.info() == Eigen::Success && x->allFinite();
+}
+
 /// Resets `s` for a new solve, keeping the capacity of its history vectors (reserved for `max_iterations`), so that
 /// a steady-state solve allocates nothing.
 void ResetSummary(int max_iterations, Summary* s) {
@@ -120,6 +166,10 @@ struct IslandSolver {
   LinearSolverType type{LinearSolverType::kDense};
   bool analyzed{false};
   bool analyzed_now{false};  // in this iteration
+  bool factorized{false};    // holds a numeric factorization (of this or an earlier matrix of the pattern)
+  bool factorized_now{false};
+  bool refactor{false};      // the kept factorization no longer preconditions well
+  int krylov_iterations{0};  // in this iteration
   bool done{false};
   Status status{Status::kMaxIterationsReached};
   std::string message;
@@ -281,21 +331,36 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       I.done = true;
     };
     Clock::time_point ti = Clock::now();
-    if (!I.analyzed) {
-      if (!I.linear_solver->Analyze(A, &I.message)) return fail(Status::kLinearSolverFailed);
-      I.analyzed = I.analyzed_now = true;
-      I.time_symbolic = Seconds(ti);
-      ti = Clock::now();
-    }
-    const bool factored = I.linear_solver->Factor(A, &I.message);
-    I.time_numeric = Seconds(ti);
-    if (!factored) return fail(Status::kLinearSolverFailed);
-    ti = Clock::now();
     I.rhs.resize(n);
     for (int a = 0; a < n; ++a) I.rhs[a] = -system.residual()[dofs[a]];
-    const bool solved = I.linear_solver->Solve(I.rhs, &I.dv, &I.message);
-    I.time_solve = Seconds(ti);
-    if (!solved) return fail(Status::kLinearSolverFailed);
+    I.factorized_now = false;
+    I.krylov_iterations = 0;
+    // Factorization reuse: GMRES on this iteration's matrix, preconditioned by the island's last factorization
+    // (from an earlier iteration or an earlier solve of the same pattern). Refactor when GMRES does not meet its
+    // tolerance within its budget, or took more than half of it last time.
+    bool solved = false;
+    if (o.reuse_factorization && I.factorized && !I.refactor) {
+      solved = SolveWithKrylov(A, *I.linear_solver, o.max_krylov_iterations, I.rhs, &I.dv, &I.krylov_iterations);
+      I.refactor = !solved || 2 * I.krylov_iterations > o.max_krylov_iterations;
+      I.time_solve = Seconds(ti);
+    }
+    if (!solved) {
+      if (!I.analyzed) {
+        if (!I.linear_solver->Analyze(A, &I.message)) return fail(Status::kLinearSolverFailed);
+        I.analyzed = I.analyzed_now = true;
+        I.time_symbolic = Seconds(ti);
+        ti = Clock::now();
+      }
+      I.factorized = I.linear_solver->Factor(A, &I.message);
+      I.factorized_now = true;
+      I.refactor = false;
+      I.time_numeric = Seconds(ti);
+      if (!I.factorized) return fail(Status::kLinearSolverFailed);
+      ti = Clock::now();
+      solved = I.linear_solver->Solve(I.rhs, &I.dv, &I.message);
+      I.time_solve = Seconds(ti);
+      if (!solved) return fail(Status::kLinearSolverFailed);
+    }
     if (!I.dv.allFinite()) return fail(Status::kNonFiniteValues);
     // TALS (Sec. III-A) over the island's contacts: α = minᵢ αᵢ. The update is scattered into v below, after all
     // contact velocity changes are computed from the island's Δv.
@@ -380,7 +445,9 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       s.time_solve += I.time_solve;
       s.time_tals += I.time_tals;
       s.symbolic_factorizations += I.analyzed_now;
-      ++s.numeric_factorizations;
+      s.numeric_factorizations += I.factorized_now;
+      s.krylov_iterations += I.krylov_iterations;
+      s.krylov_solves += I.krylov_iterations > 0;
     }
     s.vt_residual.push_back(vt_residual);
     s.vn_residual.push_back(vn_residual);
@@ -390,8 +457,9 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     s.tals_fallbacks.push_back(fallbacks);
     s.iterations = iteration + 1;
     for (int k : active) {
-      w.islands[k].analyzed_now = false;
-      w.islands[k].time_symbolic = 0.0;
+      IslandSolver& I = w.islands[k];
+      I.analyzed_now = false;
+      I.time_symbolic = I.time_numeric = I.time_solve = 0.0;
     }
   }
 

@@ -414,3 +414,35 @@ TEST(TamsiSolver, RebuildsTheStructureWhenContactsChangeUnderTheSamePattern) {
 
 }  // namespace
 }  // namespace tamsi
+
+namespace tamsi {
+namespace {
+
+// Factorization reuse (GMRES preconditioned by a kept factorization) meets the same tolerance as exact Newton.
+TEST(TamsiSolverFactorizationReuse, AgreesWithExactNewtonAcrossSolvesOfOnePattern) {
+  for (LinearSolverType backend : {LinearSolverType::kUmfpack, LinearSolverType::kKlu, LinearSolverType::kDense}) {
+    ContactProblem problem = testing::RandomProblem(120, 40, 51);
+    Options options;
+    options.linear_solver = backend;
+    options.relative_tolerance = 1e-4;
+    TamsiSolver exact(options);
+    options.reuse_factorization = true;
+    TamsiSolver reuse(options);
+    int krylov_solves = 0, factorizations = 0, iterations = 0;
+    for (int step = 0; step < 4; ++step) {  // like consecutive time steps: same pattern, drifting values
+      problem.p_star *= 1.01;
+      Result expected, actual;
+      ASSERT_EQ(exact.Solve(problem, &expected), Status::kSuccess);
+      ASSERT_EQ(reuse.Solve(problem, &actual), Status::kSuccess) << actual.summary.FullReport();
+      EXPECT_LT((actual.v - expected.v).lpNorm<Eigen::Infinity>(), 1e-8) << ToString(backend) << " step " << step;
+      krylov_solves += actual.summary.krylov_solves;
+      factorizations += actual.summary.numeric_factorizations;
+      iterations += actual.summary.iterations;
+    }
+    EXPECT_GT(krylov_solves, 0) << ToString(backend);
+    EXPECT_LT(factorizations, iterations) << ToString(backend);
+  }
+}
+
+}  // namespace
+}  // namespace tamsi

@@ -94,6 +94,13 @@ struct Options {
   /// iteration over the whole system with a global α (the paper's formulation). Both meet the same tolerance.
   bool use_islands{true};
   LinearSolverType linear_solver{LinearSolverType::kAuto};
+  /// Factorization reuse: solve each Newton system by GMRES preconditioned by the island's last numeric
+  /// factorization (kept across iterations and across solves while the pattern holds), and refactor only when GMRES
+  /// misses its tolerance (relative residual 1e-10) within max_krylov_iterations, or needed more than half of them.
+  /// Off: exact Newton with a fresh factorization every iteration (the oracle).
+  bool reuse_factorization{false};
+  /// GMRES iteration budget per Newton iteration with reuse_factorization, ≥ 1.
+  int max_krylov_iterations{20};
   /// kAuto uses the dense backend for systems (islands) of up to this many velocities.
   int dense_threshold{32};
   /// Thread budget for the parallel kernels; ≤ 0 means all hardware threads. Results are bitwise identical for any
@@ -133,6 +140,9 @@ struct Summary {
   /// Symbolic analyses done in this solve, summed over islands (0 when the pattern of the previous solve was reused).
   int symbolic_factorizations{0};
   int numeric_factorizations{0};
+  /// Linear solves done by GMRES on a kept factorization (reuse_factorization), and their GMRES iterations.
+  int krylov_solves{0};
+  int krylov_iterations{0};
   /// Seconds spent: evaluating contact forces and the residual; assembling the Newton matrix (and finding islands);
   /// symbolic analysis; numeric factorization; triangular solves; TALS; and in total (wall clock). The per-island
   /// phases (symbolic, numeric, solve, TALS) are summed over islands: CPU seconds when islands run in parallel.
