@@ -63,7 +63,9 @@ TEST_P(NewtonJacobianTest, MatchesFiniteDifferencesOfTheResidual) {
       fd.col(j) = (rp - system.residual()) / (2 * eps);
     }
     EXPECT_LT((A - fd).norm(), 1e-6 * A.norm()) << "seed " << seed << "\nA =\n" << A << "\nfd =\n" << fd;
-    if (c.coupling == Coupling::kOneWay) EXPECT_LT((A - A.transpose()).norm(), 1e-12 * A.norm());
+    if (c.coupling == Coupling::kOneWay) {
+      EXPECT_LT((A - A.transpose()).norm(), 1e-12 * A.norm());
+    }
   }
   EXPECT_GE(samples, 10);
   EXPECT_GT(checked_stick, 5);
