@@ -11,13 +11,6 @@ namespace {
 using testing::PointMass;
 constexpr double kG = 9.81;
 
-Options TwoWay() { return Options(); }
-Options OneWay() {
-  Options o;
-  o.coupling = Coupling::kOneWay;
-  return o;
-}
-
 class CouplingTest : public ::testing::TestWithParam<Coupling> {
  protected:
   Options MakeOptions() const {
