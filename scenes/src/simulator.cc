@@ -53,6 +53,10 @@ std::string RunStatistics::Report() const {
   out << "iterations       mean " << Format("%.3g", iterations_mean()) << ", max " << iterations_max << "\n";
   out << "retried steps    " << retried_steps << " (failed solves " << failed_solves << ")\n";
   out << "contacts         mean " << Format("%.4g", contacts_mean()) << ", max " << contacts_max << "\n";
+  if (solves > 0) {
+    out << "structure reused " << structure_reuses << " of " << solves << " solves ("
+        << Format("%.3g", 100.0 * structure_reuses / solves) << " %)\n";
+  }
   return out.str();
 }
 
@@ -140,6 +144,8 @@ StepInfo Simulator::Step() {
   stats_.contacts_max = std::max(stats_.contacts_max, info.contacts);
   if (info.substeps > 1) stats_.retried_steps += 1;
   stats_.failed_solves += info.failed_solves;
+  stats_.solves += info.solves;
+  stats_.structure_reuses += info.structure_reuses;
   return info;
 }
 
@@ -219,6 +225,8 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
     const auto solve_start = std::chrono::steady_clock::now();
     solver_.Solve(problem_, &result_);
     info->time_solve += Seconds(solve_start);
+    info->solves += 1;
+    info->structure_reuses += result_.summary.structure_reused;
     info->iterations += result_.summary.iterations;
     if (!result_.ok()) return false;
     v_work_ = result_.v;

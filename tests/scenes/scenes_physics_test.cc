@@ -120,6 +120,11 @@ TEST(GripperMugShake, MugSticksBelowTwoMuGAndSlipsAgainstTheAccelerationNearPeak
   EXPECT_GT(stick_samples, 50);
   EXPECT_GT(slip_windows_checked, 10);
   EXPECT_GT(slip_extreme, 100 * v_s);
+  // The pads' contacts persist, so nearly every solve keeps the previous structure and symbolic analyses.
+  const RunStatistics& stats = sim->statistics();
+  EXPECT_EQ(stats.solves, stats.steps);
+  EXPECT_GT(stats.structure_reuses, 0.95 * stats.solves);
+  EXPECT_LT(stats.structure_reuses, stats.solves);  // the first solve builds it
 }
 
 TEST(PassiveScene, TotalEnergyNeverGrows) {

@@ -52,6 +52,10 @@ struct StepInfo {
   int contacts{0};
   /// Solves that failed before the successful attempt.
   int failed_solves{0};
+  /// TAMSI solves of the step, and how many of them kept the previous solve's structure and symbolic analyses
+  /// (Summary::structure_reused).
+  int solves{0};
+  int structure_reuses{0};
   /// Seconds in the front end (MuJoCo kinematics, collision, forces, assembly of M, Jn, Jt) and in the solver.
   double time_frontend{0.0}, time_solve{0.0};
 };
@@ -67,6 +71,8 @@ struct RunStatistics {
   /// Steps that needed substeps, and solves that failed (each retry counts one).
   long long retried_steps{0}, failed_solves{0};
   long long contacts_total{0};
+  /// TAMSI solves, and those that reused the previous structure and symbolic analyses (the hit rate).
+  long long solves{0}, structure_reuses{0};
   int contacts_max{0};
 
   double iterations_mean() const { return steps ? static_cast<double>(iterations_total) / steps : 0.0; }
