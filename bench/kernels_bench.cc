@@ -3,13 +3,12 @@
 /// (CalcContactForces), Newton matrix assembly, the TALS limit and the contact Jacobian products. Arguments: the
 /// number of contacts nc and the thread budget.
 
+#include <benchmark/benchmark.h>
 #include <tamsi/kernels/contact_jacobian.h>
 #include <tamsi/kernels/contact_kernels.h>
 #include <tamsi/kernels/newton_assembly.h>
 #include <tamsi/kernels/parallel.h>
 #include <tamsi/synthetic/synthetic_problems.h>
-
-#include <benchmark/benchmark.h>
 
 namespace tamsi {
 namespace {

@@ -4,10 +4,9 @@
 // Engines (second argument): 0 = TAMSI two-way, 1 = MuJoCo Newton, 2 = MuJoCo CG. Counters split each step into the
 // front end (MuJoCo kinematics, collision, forces, assembly; for MuJoCo's engine: everything but its constraint
 // solver) and the solve.
+#include <benchmark/benchmark.h>
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
-
-#include <benchmark/benchmark.h>
 
 #include <map>
 #include <memory>

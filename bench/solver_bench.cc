@@ -7,10 +7,9 @@
 /// symbolic analysis is done in the first iteration only, so the times are steady-state steps (counter "symbolic"
 /// is the number of analyses in the last iteration: 0 when reused).
 
+#include <benchmark/benchmark.h>
 #include <tamsi/synthetic/synthetic_problems.h>
 #include <tamsi/tamsi_solver.h>
-
-#include <benchmark/benchmark.h>
 
 #include <string>
 
@@ -87,7 +86,8 @@ void BM_TamsiSolveSpheresSlidingDense(benchmark::State& state) {
   RunSolve(state, &synthetic::SpheresOnPlane, Motion(synthetic::InitialMotion::kSliding), LinearSolverType::kDense);
 }
 
-/// N = 10 … 10,000 (400: nv = 2,400 as the largest dense case) with two-way and one-way at 1 thread, and two-way at 2 threads.
+/// N = 10 … 10,000 (400: nv = 2,400 as the largest dense case) with two-way and one-way at 1 thread, and two-way at 2
+/// threads.
 void Sizes(benchmark::internal::Benchmark* b, int max_n) {
   b->ArgNames({"N", "threads", "oneway"})->Unit(benchmark::kMillisecond);
   for (int n : {10, 30, 100, 300, 400, 1000, 3000, 10000}) {

@@ -1,9 +1,9 @@
-#include "commands.h"
-
 #include <tamsi/scenes/scene_library.h>
 
 #include <cstdio>
 #include <iostream>
+
+#include "commands.h"
 
 namespace tamsi::cli {
 

@@ -1,7 +1,7 @@
-#include "commands.h"
-
 #include <exception>
 #include <iostream>
+
+#include "commands.h"
 
 // OpenBLAS, when it is the BLAS behind SuiteSparse, spawns its own threads inside every factorization: they fight
 // TBB for the cores and make factorizations depend on the BLAS thread count. tamsi parallelizes with TBB under

@@ -111,7 +111,8 @@ void AddQuasistaticCommand(CLI::App& app) {
 
   auto sweep_args = std::make_shared<SweepArgs>();
   CLI::App* sweep = qs_app->add_subcommand(
-      "sweep", "final-pose error against epsilon = 2^(4-n), n = 2..70, for the three disk pushes (CSV and log-log PNG)");
+      "sweep",
+      "final-pose error against epsilon = 2^(4-n), n = 2..70, for the three disk pushes (CSV and log-log PNG)");
   sweep->add_option("--output-dir", sweep_args->output_dir, "directory for eps_sweep.csv/.gp/.png");
   sweep->add_option("--n-last", sweep_args->n_last, "last n of the sweep (default 70)")->check(CLI::Range(2, 1000));
   sweep->callback([sweep_args]() { RunSweep(*sweep_args); });

@@ -1,5 +1,3 @@
-#include "commands.h"
-
 #include <tamsi/problem_io.h>
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
@@ -15,6 +13,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "commands.h"
 
 namespace tamsi::cli {
 namespace {
@@ -118,7 +118,8 @@ void RunScene(const RunArgs& args) {
     options.contact.dissipation = *args.dissipation;
     options.contact.override_dissipation = true;
   }
-  static const std::map<std::string, int> kMujocoSolvers{{"pgs", mjSOL_PGS}, {"cg", mjSOL_CG}, {"newton", mjSOL_NEWTON}};
+  static const std::map<std::string, int> kMujocoSolvers{
+      {"pgs", mjSOL_PGS}, {"cg", mjSOL_CG}, {"newton", mjSOL_NEWTON}};
   if (!args.mujoco_solver.empty()) options.mujoco_solver = kMujocoSolvers.at(args.mujoco_solver);
   std::string error;
   if (!options.solver.IsValid(&error)) throw CLI::RuntimeError(error, 2);
@@ -139,10 +140,11 @@ void RunScene(const RunArgs& args) {
                                  ? "mujoco" + (args.mujoco_solver.empty() ? "" : " (" + args.mujoco_solver + ")")
                                  : args.solver;
   if (!args.quiet) {
-    std::cout << "scene " << scene.name << ": nq = " << model.nq << ", nv = " << model.nv << ", bodies = "
-              << model.nbody - 1 << ", geoms = " << model.ngeom << "; solver " << engine << ", h = " << h
-              << " s, " << num_steps << " steps";
-    if (options.engine == scenes::Engine::kTamsi) std::cout << ", v_s = " << options.solver.stiction_tolerance << " m/s";
+    std::cout << "scene " << scene.name << ": nq = " << model.nq << ", nv = " << model.nv
+              << ", bodies = " << model.nbody - 1 << ", geoms = " << model.ngeom << "; solver " << engine
+              << ", h = " << h << " s, " << num_steps << " steps";
+    if (options.engine == scenes::Engine::kTamsi)
+      std::cout << ", v_s = " << options.solver.stiction_tolerance << " m/s";
     std::cout << "\n";
   }
   if (options.engine == scenes::Engine::kTamsi) {
@@ -200,9 +202,9 @@ void RunScene(const RunArgs& args) {
     } catch (const scenes::StepFailedError& e) {
       if (trajectory) trajectory->Flush();
       std::cout << sim.statistics().Report();
-      throw CLI::RuntimeError(std::string("run stopped: ") + e.what() +
-                                  (trajectory ? " (the trajectory holds every step up to it)" : ""),
-                              1);
+      throw CLI::RuntimeError(
+          std::string("run stopped: ") + e.what() + (trajectory ? " (the trajectory holds every step up to it)" : ""),
+          1);
     } catch (const ProblemFormatError& e) {
       throw CLI::RuntimeError(std::string("--dump-problems: ") + e.what(), 1);
     }
@@ -235,14 +237,16 @@ void AddRunCommand(CLI::App& app) {
       ->check(CLI::IsMember({"tamsi", "tamsi-oneway", "mujoco"}));
   cmd->add_option("--mujoco-solver", args->mujoco_solver, "With --solver mujoco: newton, cg or pgs (default: model's)")
       ->check(CLI::IsMember({"newton", "cg", "pgs"}));
-  cmd->add_option("--threads", args->threads, "Solver threads (0: all hardware threads)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", args->threads, "Solver threads (0: all hardware threads)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--reuse-factorization", args->reuse_factorization,
                 "GMRES preconditioned by kept factorizations; refactor only when it stalls");
   cmd->add_option("--max-iterations", args->max_iterations, "Newton iteration cap per solve (default 100)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--stiffness", args->stiffness, "Per-geom contact stiffness (N/m), overrides MJCF user data")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--dissipation", args->dissipation, "Per-geom Hunt-Crossley dissipation (s/m), overrides MJCF user data")
+  cmd->add_option("--dissipation", args->dissipation,
+                  "Per-geom Hunt-Crossley dissipation (s/m), overrides MJCF user data")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--stiction-tolerance", args->stiction_tolerance, "Stiction tolerance v_s (m/s); default 1e-4")
       ->check(CLI::PositiveNumber);

@@ -1,5 +1,3 @@
-#include "commands.h"
-
 #include <tamsi/problem_io.h>
 #include <tamsi/tamsi_solver.h>
 
@@ -8,6 +6,8 @@
 #include <map>
 #include <memory>
 #include <string>
+
+#include "commands.h"
 
 namespace tamsi::cli {
 namespace {
@@ -64,8 +64,7 @@ void AddSolveCommand(CLI::App& app) {
   cmd->add_option("--stiction-tolerance", args->options.stiction_tolerance, "Stiction tolerance v_s (m/s)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--relative-tolerance", args->options.relative_tolerance, "Convergence tolerance relative to v_s");
-  cmd->add_option("--max-iterations", args->options.max_iterations, "Newton iteration cap")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-iterations", args->options.max_iterations, "Newton iteration cap")->check(CLI::PositiveNumber);
   cmd->add_option("--threads", args->options.num_threads, "Threads (0: all hardware threads)");
   const std::map<std::string, LinearSolverType> backends{{"auto", LinearSolverType::kAuto},
                                                          {"umfpack", LinearSolverType::kUmfpack},

@@ -15,7 +15,7 @@ int main() {
   problem.Jt.insert(0, 0) = 1.0;
   problem.Jt.insert(1, 1) = 1.0;
   problem.p_star = Eigen::Vector3d(m * 1.0, 0.0, -h * m * g);  // M v0 + h τ
-  problem.delta0 = Eigen::VectorXd::Constant(1, m * g / k);     // resting penetration
+  problem.delta0 = Eigen::VectorXd::Constant(1, m * g / k);    // resting penetration
   problem.stiffness = Eigen::VectorXd::Constant(1, k);
   problem.dissipation = Eigen::VectorXd::Constant(1, 10.0);
   problem.friction = Eigen::VectorXd::Constant(1, 0.5);

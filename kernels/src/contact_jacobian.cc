@@ -69,7 +69,8 @@ bool ContactJacobian::HasPattern(const Sparse& Jn, const Sparse& Jt) const {
   auto same = [](const Sparse& A, const std::vector<int>& outer, const std::vector<int>& inner) {
     return A.isCompressed() && static_cast<size_t>(A.outerSize()) + 1 == outer.size() &&
            std::equal(outer.begin(), outer.end(), A.outerIndexPtr()) &&
-           static_cast<size_t>(A.nonZeros()) == inner.size() && std::equal(inner.begin(), inner.end(), A.innerIndexPtr());
+           static_cast<size_t>(A.nonZeros()) == inner.size() &&
+           std::equal(inner.begin(), inner.end(), A.innerIndexPtr());
   };
   return Jn.rows() == num_contacts_ && Jn.cols() == num_velocities_ && same(Jn, jn_outer_, jn_inner_) &&
          same(Jt, jt_outer_, jt_inner_);

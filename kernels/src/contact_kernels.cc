@@ -7,14 +7,14 @@
 namespace tamsi::kernels {
 
 FrictionSlope RegularizedFrictionSlope(double mu, double s, FrictionRegularization regularization) {
-  if (s > 1.0) return {mu / s, -mu / s};  // μ̃ = μ: g = μ/s, s g' = −μ/s.
+  if (s > 1.0) return {mu / s, -mu / s};                                    // μ̃ = μ: g = μ/s, s g' = −μ/s.
   if (regularization == FrictionRegularization::kLinear) return {mu, 0.0};  // μ̃ = μ s (eq. 7).
   return {mu * (2.0 - s), -mu * s};                                         // μ̃ = μ s (2 − s).
 }
 
 NormalForce HuntCrossleyForce(double k, double d, double delta0, double h, double vn) {
-  const double delta = delta0 - h * vn;   // eq. 19, δ̇ = −vn
-  const double damping = 1.0 - d * vn;    // (1 + d δ̇) of eq. 5
+  const double delta = delta0 - h * vn;  // eq. 19, δ̇ = −vn
+  const double damping = 1.0 - d * vn;   // (1 + d δ̇) of eq. 5
   if (delta <= 0.0 || damping <= 0.0) return {0.0, 0.0};
   return {k * damping * delta, -k * (d * delta + h * damping)};
 }
@@ -63,8 +63,8 @@ void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, co
   });
 }
 
-double TalsAlpha(const Eigen::Vector2d& vt, const Eigen::Vector2d& dvt, double stiction_tolerance,
-                 double cos_max, double tan_max) {
+double TalsAlpha(const Eigen::Vector2d& vt, const Eigen::Vector2d& dvt, double stiction_tolerance, double cos_max,
+                 double tan_max) {
   const double vs = stiction_tolerance;
   const double dv2 = dvt.squaredNorm();
   // A change far below v_s can neither jump across the stiction disk nor turn a sliding velocity noticeably.
@@ -80,7 +80,7 @@ double TalsAlpha(const Eigen::Vector2d& vt, const Eigen::Vector2d& dvt, double s
   // Sliding to sliding: limit the angle between vt and vt + α Δvt to θ_max.
   if (vt.dot(v1) >= cos_max * x * x1) return 1.0;
   const Eigen::Vector2d u = vt / x;
-  const double a = u.dot(dvt);                         // change along vt
+  const double a = u.dot(dvt);                                   // change along vt
   const double b = std::abs(u.x() * dvt.y() - u.y() * dvt.x());  // change across vt
   // tan(angle(α)) = α b / (x + α a) = tan θ_max.
   const double alpha = x * tan_max / (b - a * tan_max);
@@ -97,14 +97,16 @@ TalsLimit CalcTalsLimit(const ThreadBudget& budget, const Eigen::VectorXd& vt, c
       [&](int begin, int end) {
         TalsLimit limit{1.0, 0};
         for (int i = begin; i < end; ++i) {
-          const double alpha = TalsAlpha(vt.segment<2>(2 * i), dvt.segment<2>(2 * i), stiction_tolerance,
-                                         cos_max, tan_max);
+          const double alpha =
+              TalsAlpha(vt.segment<2>(2 * i), dvt.segment<2>(2 * i), stiction_tolerance, cos_max, tan_max);
           limit.alpha = std::min(limit.alpha, alpha);
           limit.limited_contacts += alpha < 1.0;
         }
         return limit;
       },
-      [](TalsLimit a, TalsLimit b) { return TalsLimit{std::min(a.alpha, b.alpha), a.limited_contacts + b.limited_contacts}; });
+      [](TalsLimit a, TalsLimit b) {
+        return TalsLimit{std::min(a.alpha, b.alpha), a.limited_contacts + b.limited_contacts};
+      });
 }
 
 }  // namespace tamsi::kernels

@@ -65,9 +65,8 @@ NewtonMatrixPattern::NewtonMatrixPattern(const Eigen::SparseMatrix<double, Eigen
 }
 
 void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
-                                   const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
-                                   const ContactJacobian& J, double h, const Eigen::VectorXd& blocks,
-                                   double* values) {
+                                   const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M, const ContactJacobian& J,
+                                   double h, const Eigen::VectorXd& blocks, double* values) {
   const int nc = J.num_contacts();
   budget.For(nc, 128, [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {

@@ -1,13 +1,13 @@
 #include <tamsi/scenes/scene_library.h>
 
-#include "embedded_models.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <random>
 #include <sstream>
+
+#include "embedded_models.h"
 
 namespace tamsi::scenes {
 namespace {
@@ -82,7 +82,8 @@ const std::vector<SceneDescription>& BuiltinScenes() {
   static const std::vector<SceneDescription> scenes = {
       {kGripperMugShake,
        "parallel jaw gripper shaking a 100 g mug, mu = 0.1, 10 N grip, 15 cm at 2 Hz, h = 3 ms (paper Sec. VI-A)"},
-      {kBoxStickSlip, "0.33 kg box on a plane, mu = 1, pushed by 4 N sin(2 pi t): periodic stick-slip (paper Sec. IV-A)"},
+      {kBoxStickSlip,
+       "0.33 kg box on a plane, mu = 1, pushed by 4 N sin(2 pi t): periodic stick-slip (paper Sec. IV-A)"},
       {kClutterBin, "N free boxes, spheres, capsules, cylinders (2-6 cm, 50-300 g) dropped into a bin (--bodies N)"},
   };
   return scenes;
@@ -168,15 +169,20 @@ std::string ClutterBinXml(int num_bodies, std::uint32_t seed) {
     // Sizes are half extents; every shape's largest extent lies in [2, 6] cm.
     std::string size;
     switch (type) {
-      case 0: size = Fixed(uniform(0.01, 0.03)) + " " + Fixed(uniform(0.01, 0.03)) + " " + Fixed(uniform(0.01, 0.03));
+      case 0:
+        size = Fixed(uniform(0.01, 0.03)) + " " + Fixed(uniform(0.01, 0.03)) + " " + Fixed(uniform(0.01, 0.03));
         break;
-      case 1: size = Fixed(uniform(0.01, 0.03)); break;
+      case 1:
+        size = Fixed(uniform(0.01, 0.03));
+        break;
       case 2: {
         const double radius = uniform(0.01, 0.02);
         size = Fixed(radius) + " " + Fixed(uniform(0.005, 0.03 - radius));
         break;
       }
-      default: size = Fixed(uniform(0.01, 0.03)) + " " + Fixed(uniform(0.01, 0.03)); break;
+      default:
+        size = Fixed(uniform(0.01, 0.03)) + " " + Fixed(uniform(0.01, 0.03));
+        break;
     }
     xml << "    <body name=\"o" << i << "\" pos=\"" << Fixed(x) << " " << Fixed(y) << " " << Fixed(z) << "\" quat=\""
         << Fixed(q[0] / norm) << " " << Fixed(q[1] / norm) << " " << Fixed(q[2] / norm) << " " << Fixed(q[3] / norm)

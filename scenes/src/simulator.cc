@@ -116,10 +116,10 @@ Simulator::Simulator(ModelPtr model, const SimulatorOptions& options, int keyfra
   const double njmax = model_->njmax, nv = model_->nv;
   const double efc_bytes = 12.0 * njmax * njmax + 24.0 * njmax * nv;
   if (efc_bytes > static_cast<double>(INT_MAX)) {
-    throw std::invalid_argument("MuJoCo 2.2.2 cannot run this scene with its own solver: " +
-                                std::to_string(contacts) + " contacts need njmax = " +
-                                std::to_string(model_->njmax) + " constraint rows, whose buffer (about " +
-                                Format("%.3g", efc_bytes / 1e9) + " GB) exceeds its 32-bit size");
+    throw std::invalid_argument("MuJoCo 2.2.2 cannot run this scene with its own solver: " + std::to_string(contacts) +
+                                " contacts need njmax = " + std::to_string(model_->njmax) +
+                                " constraint rows, whose buffer (about " + Format("%.3g", efc_bytes / 1e9) +
+                                " GB) exceeds its 32-bit size");
   }
   model_->opt.timestep = time_step_;
   if (options.mujoco_solver >= 0) model_->opt.solver = options.mujoco_solver;
@@ -154,7 +154,8 @@ void Simulator::BuildProblem() {
 }
 
 void Simulator::GrowContactList() {
-  if (model_->nconmax > INT_MAX / 4) throw MujocoError("contact list cannot grow beyond " + std::to_string(model_->nconmax));
+  if (model_->nconmax > INT_MAX / 4)
+    throw MujocoError("contact list cannot grow beyond " + std::to_string(model_->nconmax));
   model_->nconmax *= 2;
   DataPtr fresh(mj_makeData(model_.get()));
   const mjModel& m = *model_;

@@ -26,7 +26,6 @@ struct IslandPartition {
 };
 
 /// Islands of `pattern`, numbered by their smallest velocity. With `split` false, one island holds everything.
-IslandPartition FindIslands(const kernels::NewtonMatrixPattern& pattern, const kernels::ContactJacobian& J,
-                            bool split);
+IslandPartition FindIslands(const kernels::NewtonMatrixPattern& pattern, const kernels::ContactJacobian& J, bool split);
 
 }  // namespace tamsi::internal

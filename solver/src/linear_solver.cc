@@ -1,10 +1,10 @@
 #include "linear_solver.h"
 
-#include <Eigen/Dense>
 #include <cholmod.h>
 #include <klu.h>
 #include <umfpack.h>
 
+#include <Eigen/Dense>
 #include <cmath>
 #include <stdexcept>
 
@@ -97,8 +97,8 @@ class KluSolver final : public LinearSolver {
     numeric_ = klu_factor(p, i, x, symbolic_, &common_);
     if (!numeric_ || common_.status != KLU_OK) return Fail("klu_factor", message);
     if (!klu_rcond(symbolic_, numeric_, &common_) || !(common_.rcond > kMinRcond)) {
-      if (message) *message = "klu_factor: matrix singular to working precision (rcond " +
-                              std::to_string(common_.rcond) + ")";
+      if (message)
+        *message = "klu_factor: matrix singular to working precision (rcond " + std::to_string(common_.rcond) + ")";
       return false;
     }
     return true;
@@ -156,8 +156,8 @@ class CholmodSolver final : public LinearSolver {
     const int ok = cholmod_factorize(&view, factor_, &common_);
     if (!ok || common_.status < CHOLMOD_OK) return Fail("cholmod_factorize", message);
     if (common_.status == CHOLMOD_NOT_POSDEF || factor_->minor < factor_->n) {
-      if (message) *message = "cholmod_factorize: matrix not positive definite (column " +
-                              std::to_string(factor_->minor) + ")";
+      if (message)
+        *message = "cholmod_factorize: matrix not positive definite (column " + std::to_string(factor_->minor) + ")";
       return false;
     }
     return true;
@@ -231,8 +231,9 @@ class DenseSolver final : public LinearSolver {
       largest = lu_.matrixLU().diagonal().cwiseAbs().maxCoeff();
     }
     if (!(smallest > 1e-14 * largest)) {
-      if (message) *message = "dense factorization: matrix singular to working precision (pivots from " +
-                              std::to_string(smallest) + " to " + std::to_string(largest) + ")";
+      if (message)
+        *message = "dense factorization: matrix singular to working precision (pivots from " +
+                   std::to_string(smallest) + " to " + std::to_string(largest) + ")";
       return false;
     }
     return true;
@@ -258,11 +259,16 @@ class DenseSolver final : public LinearSolver {
 
 std::unique_ptr<LinearSolver> MakeLinearSolver(LinearSolverType type, bool symmetric) {
   switch (type) {
-    case LinearSolverType::kUmfpack: return std::make_unique<UmfpackSolver>();
-    case LinearSolverType::kCholmod: return std::make_unique<CholmodSolver>();
-    case LinearSolverType::kKlu: return std::make_unique<KluSolver>();
-    case LinearSolverType::kDense: return std::make_unique<DenseSolver>(symmetric);
-    case LinearSolverType::kAuto: break;
+    case LinearSolverType::kUmfpack:
+      return std::make_unique<UmfpackSolver>();
+    case LinearSolverType::kCholmod:
+      return std::make_unique<CholmodSolver>();
+    case LinearSolverType::kKlu:
+      return std::make_unique<KluSolver>();
+    case LinearSolverType::kDense:
+      return std::make_unique<DenseSolver>(symmetric);
+    case LinearSolverType::kAuto:
+      break;
   }
   throw std::logic_error("MakeLinearSolver: resolve kAuto before calling");
 }

@@ -6,7 +6,6 @@
 #include <tamsi/tamsi_solver.h>
 
 #include <Eigen/Core>
-
 #include <memory>
 #include <string>
 #include <vector>

@@ -73,8 +73,8 @@ void NewtonSystem::Assemble() { pattern_.Assemble(budget_, *M_, J_, problem_->ti
 
 SparseMatrix NewtonSystem::Jacobian() const {
   const int n = pattern_.size();
-  return Eigen::Map<const SparseMatrix>(n, n, pattern_.nnz(), pattern_.col_ptr().data(),
-                                        pattern_.row_index().data(), values_.data());
+  return Eigen::Map<const SparseMatrix>(n, n, pattern_.nnz(), pattern_.col_ptr().data(), pattern_.row_index().data(),
+                                        values_.data());
 }
 
 }  // namespace tamsi

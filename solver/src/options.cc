@@ -7,28 +7,35 @@ namespace tamsi {
 
 const char* ToString(Status status) {
   switch (status) {
-    case Status::kSuccess: return "success";
-    case Status::kMaxIterationsReached: return "max_iterations_reached";
-    case Status::kLinearSolverFailed: return "linear_solver_failed";
-    case Status::kNonFiniteValues: return "non_finite_values";
+    case Status::kSuccess:
+      return "success";
+    case Status::kMaxIterationsReached:
+      return "max_iterations_reached";
+    case Status::kLinearSolverFailed:
+      return "linear_solver_failed";
+    case Status::kNonFiniteValues:
+      return "non_finite_values";
   }
   return "unknown";
 }
 
 const char* ToString(LinearSolverType type) {
   switch (type) {
-    case LinearSolverType::kAuto: return "auto";
-    case LinearSolverType::kUmfpack: return "umfpack";
-    case LinearSolverType::kCholmod: return "cholmod";
-    case LinearSolverType::kKlu: return "klu";
-    case LinearSolverType::kDense: return "dense";
+    case LinearSolverType::kAuto:
+      return "auto";
+    case LinearSolverType::kUmfpack:
+      return "umfpack";
+    case LinearSolverType::kCholmod:
+      return "cholmod";
+    case LinearSolverType::kKlu:
+      return "klu";
+    case LinearSolverType::kDense:
+      return "dense";
   }
   return "unknown";
 }
 
-const char* ToString(Coupling coupling) {
-  return coupling == Coupling::kTwoWay ? "two_way" : "one_way";
-}
+const char* ToString(Coupling coupling) { return coupling == Coupling::kTwoWay ? "two_way" : "one_way"; }
 
 const char* ToString(FrictionRegularization regularization) {
   return regularization == FrictionRegularization::kLinear ? "linear" : "smooth";
@@ -36,9 +43,12 @@ const char* ToString(FrictionRegularization regularization) {
 
 const char* ToString(LineSearch line_search) {
   switch (line_search) {
-    case LineSearch::kNone: return "none";
-    case LineSearch::kTals: return "tals";
-    case LineSearch::kExact: return "exact";
+    case LineSearch::kNone:
+      return "none";
+    case LineSearch::kTals:
+      return "tals";
+    case LineSearch::kExact:
+      return "exact";
   }
   return "unknown";
 }

@@ -1,8 +1,7 @@
 #include <tamsi/problem_io.h>
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 

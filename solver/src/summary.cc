@@ -42,16 +42,17 @@ std::string Summary::FullReport() const {
   out += Format("  %-28s %d (largest: %d velocities)\n", "islands", num_islands, largest_island);
   out += Format("  %-28s %s\n", "structure reused", structure_reused ? "yes" : "no");
   out += Format("  %-28s %d\n", "iterations", iterations);
-  out += Format("  %-28s %d symbolic, %d numeric\n", "factorizations", symbolic_factorizations,
-                numeric_factorizations);
-  out += Format("  %-28s %d solves, %d iterations\n", "GMRES on kept factorizations", krylov_solves,
-                krylov_iterations);
+  out += Format("  %-28s %d symbolic, %d numeric\n", "factorizations", symbolic_factorizations, numeric_factorizations);
+  out += Format("  %-28s %d solves, %d iterations\n", "GMRES on kept factorizations", krylov_solves, krylov_iterations);
   out += Format("  %-28s %d\n", "stick/slip transitions", stick_slip_transitions);
   out += "  time (ms)\n";
-  const std::pair<const char*, double> phases[] = {
-      {"residual and forces", time_residual}, {"assembly", time_assembly}, {"symbolic analysis", time_symbolic},
-      {"numeric factorization", time_numeric}, {"triangular solves", time_solve}, {"TALS", time_tals},
-      {"total", time_total}};
+  const std::pair<const char*, double> phases[] = {{"residual and forces", time_residual},
+                                                   {"assembly", time_assembly},
+                                                   {"symbolic analysis", time_symbolic},
+                                                   {"numeric factorization", time_numeric},
+                                                   {"triangular solves", time_solve},
+                                                   {"TALS", time_tals},
+                                                   {"total", time_total}};
   for (const auto& [name, seconds] : phases) out += Format("    %-26s %10.3f\n", name, 1e3 * seconds);
   out += "  iter   |dvt| (m/s)   |dvn| (m/s)   alpha      TALS-limited  line-search-evals  TALS-fallbacks\n";
   for (size_t k = 0; k < vt_residual.size(); ++k)

@@ -1,13 +1,7 @@
-#include <tamsi/tamsi_solver.h>
-
-#include "islands.h"
-#include "linear_solver.h"
-
 #include <tamsi/kernels/contact_kernels.h>
 #include <tamsi/kernels/parallel.h>
 #include <tamsi/newton_system.h>
-
-#include <unsupported/Eigen/IterativeSolvers>
+#include <tamsi/tamsi_solver.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,127 +9,31 @@
 #include <stdexcept>
 #include <utility>
 
+#include "islands.h"
+#include "krylov.h"
+#include "line_search.h"
+#include "linear_solver.h"
+
 namespace tamsi {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-/// Exact line search (LineSearch::kExact) over one island: the root in (0, 1] of the slope
-///   ℓ'(α) = Δvᵀ(M v − p*) + α ΔvᵀMΔv − h Σᵢ [Δvnᵢ πᵢ(α) + Δvtᵢ·ftᵢ(α; πᵢᵏ)],
-/// monotone in α, by regula falsi with the Illinois modification. Returns 1 when ℓ'(1) ≤ 0, and 0 (no step) when
-/// ℓ'(0) ≥ 0, i.e. Δv is not a descent direction. `evaluations` counts slope evaluations.
-/// v, dv: the iterate and the Newton direction (nv; only the island's entries are read); dvn, dvt: the contact
-/// velocity changes (nc, 2nc; likewise).
-double ExactLineSearch(const NewtonSystem& system, const Eigen::VectorXd& v, const Eigen::VectorXd& dv, const int* dofs,
-                       int n, const int* contacts, int num_contacts, const Eigen::VectorXd& dvn,
-                       const Eigen::VectorXd& dvt, int* evaluations) {
-  const ContactProblem& p = system.problem();
-  const SparseMatrix& M = system.mass_matrix();
-  // Δvᵀ(M v − p*) and ΔvᵀMΔv over the island (its columns of M touch only its own velocities).
-  double a = 0.0, b = 0.0;
-  for (int c = 0; c < n; ++c) {
-    const int j = dofs[c];
-    double Mv = 0.0, Mdv = 0.0;
-    for (SparseMatrix::InnerIterator it(M, j); it; ++it) {
-      Mv += it.value() * v[it.row()];
-      Mdv += it.value() * dv[it.row()];
-    }
-    a += dv[j] * (Mv - p.p_star[j]);
-    b += dv[j] * Mdv;
-  }
-  const kernels::ContactModel& model = system.model();
-  auto slope = [&](double alpha) {
-    ++*evaluations;
-    double power = 0.0;
-    for (int c = 0; c < num_contacts; ++c) {
-      const int i = contacts[c];
-      power += kernels::ContactPower(model, p.stiffness[i], p.dissipation[i], p.friction[i], p.delta0[i],
-                                     system.frozen_normal_forces()[i], system.fn()[i], system.vn()[i],
-                                     system.vt().segment<2>(2 * i), dvn[i], dvt.segment<2>(2 * i), alpha);
-    }
-    return a + alpha * b - p.time_step * power;
-  };
-  double lo = 0.0, hi = 1.0;
-  double f_lo = slope(lo), f_hi = slope(hi);
-  if (!(f_lo < 0.0)) return 0.0;
-  if (f_hi <= 0.0) return 1.0;
-  const double tolerance = 1e-6 * -f_lo;
-  int side = 0;
-  double alpha = 1.0;
-  for (int k = 0; k < 100 && hi - lo > 1e-12; ++k) {
-    alpha = (lo * f_hi - hi * f_lo) / (f_hi - f_lo);
-    const double f = slope(alpha);
-    if (std::abs(f) <= tolerance) break;
-    if (f < 0.0) {
-      lo = alpha;
-      f_lo = f;
-      if (side == -1) f_hi *= 0.5;
-      side = -1;
-    } else {
-      hi = alpha;
-      f_hi = f;
-      if (side == 1) f_lo *= 0.5;
-      side = 1;
-    }
-  }
-  return alpha;
-}
 
 double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
 
 /// Worst outcome first: a non-finite value, then a failed factorization, then the iteration cap.
 int Severity(Status status) {
   switch (status) {
-    case Status::kNonFiniteValues: return 3;
-    case Status::kLinearSolverFailed: return 2;
-    case Status::kMaxIterationsReached: return 1;
-    case Status::kSuccess: return 0;
+    case Status::kNonFiniteValues:
+      return 3;
+    case Status::kLinearSolverFailed:
+      return 2;
+    case Status::kMaxIterationsReached:
+      return 1;
+    case Status::kSuccess:
+      return 0;
   }
   return 0;
-}
-
-/// Eigen-style preconditioner that applies a kept factorization: P⁻¹b = A_old⁻¹ b.
-class FactorizationPreconditioner {
- public:
-  using Scalar = double;
-  using RealScalar = double;
-  using StorageIndex = int;
-  FactorizationPreconditioner() = default;
-  template <typename MatrixType>
-  FactorizationPreconditioner& analyzePattern(const MatrixType&) { return *this; }
-  template <typename MatrixType>
-  FactorizationPreconditioner& factorize(const MatrixType&) { return *this; }
-  template <typename MatrixType>
-  FactorizationPreconditioner& compute(const MatrixType&) { return *this; }
-  Eigen::ComputationInfo info() const { return Eigen::Success; }
-  void set_factorization(internal::LinearSolver* factorization) { factorization_ = factorization; }
-  Eigen::VectorXd solve(const Eigen::VectorXd& b) const {
-    Eigen::VectorXd x;
-    factorization_->Solve(b, &x, nullptr);
-    return x;
-  }
-
- private:
-  internal::LinearSolver* factorization_{nullptr};
-};
-
-/// Relative residual GMRES must reach; tight enough that Newton sees the exact step.
-constexpr double kKrylovTolerance = 1e-10;
-
-/// Solves A x = b by GMRES (Eigen's, unrestarted within `max_iterations`) preconditioned by `factorization`, the
-/// factorization of an earlier matrix of A's pattern. True when the relative residual met kKrylovTolerance.
-bool SolveWithKrylov(const internal::CscView& A, internal::LinearSolver& factorization, int max_iterations,
-                     const Eigen::VectorXd& b, Eigen::VectorXd* x, int* iterations) {
-  const Eigen::Map<const SparseMatrix> matrix(A.n, A.n, A.col_ptr[A.n], A.col_ptr, A.row_index, A.values);
-  Eigen::GMRES<SparseMatrix, FactorizationPreconditioner> gmres;
-  gmres.setMaxIterations(max_iterations);
-  gmres.set_restart(max_iterations);
-  gmres.setTolerance(kKrylovTolerance);
-  gmres.compute(matrix);
-  gmres.preconditioner().set_factorization(&factorization);
-  *x = gmres.solve(b);
-  *iterations = std::max(1, static_cast<int>(gmres.iterations()));
-  return gmres.info() == Eigen::Success && x->allFinite();
 }
 
 /// Resets `s` for a new solve, keeping the capacity of its history vectors (reserved for `max_iterations`), so that
@@ -340,7 +238,8 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     // tolerance within its budget, or took more than half of it last time.
     bool solved = false;
     if (o.reuse_factorization && I.factorized && !I.refactor) {
-      solved = SolveWithKrylov(A, *I.linear_solver, o.max_krylov_iterations, I.rhs, &I.dv, &I.krylov_iterations);
+      solved =
+          internal::SolveWithKrylov(A, *I.linear_solver, o.max_krylov_iterations, I.rhs, &I.dv, &I.krylov_iterations);
       I.refactor = !solved || 2 * I.krylov_iterations > o.max_krylov_iterations;
       I.time_solve = Seconds(ti);
     }
@@ -393,8 +292,8 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     };
     if (o.line_search == LineSearch::kTals) tals();
     if (o.line_search == LineSearch::kExact) {
-      const double exact = ExactLineSearch(system, v, w.dv, dofs, n, contacts, num_contacts, w.dvn, w.dvt,
-                                           &I.line_search_evaluations);
+      const double exact = internal::ExactLineSearch(system, v, w.dv, dofs, n, contacts, num_contacts, w.dvn, w.dvt,
+                                                     &I.line_search_evaluations);
       tals();
       I.tals_fallback = exact <= 0.0;
       I.alpha = std::max(I.alpha, exact);

@@ -1,6 +1,5 @@
-#include <tamsi/kernels/contact_kernels.h>
-
 #include <gtest/gtest.h>
+#include <tamsi/kernels/contact_kernels.h>
 
 #include <cmath>
 
@@ -14,13 +13,9 @@ double Tals(Eigen::Vector2d v, Eigen::Vector2d dv) {
   return TalsAlpha(v, dv, kVs, std::cos(kThetaMax), std::tan(kThetaMax));
 }
 
-TEST(TalsAlpha, FromStictionAcceptsFullStep) {
-  EXPECT_EQ(Tals({0.5 * kVs, 0.0}, {0.3, 0.2}), 1.0);
-}
+TEST(TalsAlpha, FromStictionAcceptsFullStep) { EXPECT_EQ(Tals({0.5 * kVs, 0.0}, {0.3, 0.2}), 1.0); }
 
-TEST(TalsAlpha, SlidingToStictionAcceptsFullStep) {
-  EXPECT_EQ(Tals({0.1, 0.0}, {-0.1 + 0.2 * kVs, 0.1 * kVs}), 1.0);
-}
+TEST(TalsAlpha, SlidingToStictionAcceptsFullStep) { EXPECT_EQ(Tals({0.1, 0.0}, {-0.1 + 0.2 * kVs, 0.1 * kVs}), 1.0); }
 
 TEST(TalsAlpha, CrossingTheStictionDiskStopsAtTheClosestPoint) {
   // Fig. 2 in 1-D: from +0.1 m/s to −0.2 m/s passes through the disk; α puts the iterate at 0.
@@ -60,8 +55,8 @@ TEST(HuntCrossleyForce, MatchesEquation5WithFirstOrderPenetration) {
   const double delta = delta0 - h * vn;  // eq. 19
   EXPECT_DOUBLE_EQ(f.pi, k * (1 - d * vn) * delta);
   const double eps = 1e-7;
-  const double fd = (HuntCrossleyForce(k, d, delta0, h, vn + eps).pi - HuntCrossleyForce(k, d, delta0, h, vn - eps).pi) /
-                    (2 * eps);
+  const double fd =
+      (HuntCrossleyForce(k, d, delta0, h, vn + eps).pi - HuntCrossleyForce(k, d, delta0, h, vn - eps).pi) / (2 * eps);
   EXPECT_NEAR(f.dpi_dvn, fd, 1e-6 * std::abs(fd));
   EXPECT_LT(f.dpi_dvn, 0.0);
 }

@@ -1,12 +1,12 @@
 // The examples of spec quasistatic.md §7 against its reference numbers (authors' code run with Lemke).
 #include "tamsi/quasistatic_scenes/examples.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <map>
 #include <sstream>
 #include <stdexcept>
-
-#include <gtest/gtest.h>
 
 namespace tamsi::quasistatic::scenes {
 namespace {

@@ -2,12 +2,12 @@
 // enumeration on small random problems, and Siconos Numerics' lexicographic Lemke as an oracle (§10).
 #include "tamsi/quasistatic/lemke.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <random>
 #include <stdexcept>
-
-#include <gtest/gtest.h>
 
 #include "tamsi/quasistatic/model.h"
 
@@ -29,7 +29,7 @@ int SiconosLemke(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, Eigen::Vect
   LinearComplementarityProblem* problem = newLCP();
   problem->size = n;
   auto* data = static_cast<double*>(std::malloc(sizeof(double) * n * n));  // adopted by the NumericsMatrix
-  Eigen::Map<Eigen::MatrixXd>(data, n, n) = M;                                // column-major
+  Eigen::Map<Eigen::MatrixXd>(data, n, n) = M;                             // column-major
   problem->M = NM_create_from_data(NM_DENSE, n, n, data);
   problem->q = static_cast<double*>(std::malloc(sizeof(double) * n));
   Eigen::Map<Eigen::VectorXd>(problem->q, n) = q;
@@ -205,8 +205,8 @@ TEST(QuasistaticLemkeTest, RandomCopositiveContactLcpsAgreeWithEnumerationAndSic
   std::mt19937 rng(11);
   int solved = 0, infeasible = 0, oracle_solved = 0;
   for (int trial = 0; trial < 80; ++trial) {
-    const int m = 1 + trial % 3;          // LCP size 4, 8, 12
-    const int nm = 1 + (trial / 3) % 3;   // fewer manipulator coordinates than contacts → squeezes at ε = 0
+    const int m = 1 + trial % 3;         // LCP size 4, 8, 12
+    const int nm = 1 + (trial / 3) % 3;  // fewer manipulator coordinates than contacts → squeezes at ε = 0
     const double epsilon = trial % 2 == 0 ? 0.0 : 0.05;
     Eigen::MatrixXd M;
     Eigen::VectorXd q;

@@ -1,12 +1,12 @@
 // Tests of the planar geometry, the velocity and time-stepping LCPs (spec quasistatic.md §3, §4, §8) and the driver.
 #include "tamsi/quasistatic/model.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <memory>
 #include <random>
 #include <stdexcept>
-
-#include <gtest/gtest.h>
 
 #include "tamsi/quasistatic/geometry.h"
 #include "tamsi/quasistatic/simulator.h"
@@ -151,12 +151,12 @@ TEST(QuasistaticModelTest, RotatedSceneRotatesTheResult) {
   const Eigen::Matrix2d R = Rotation(alpha);
   const Eigen::Vector2d f1(std::sin(0.5), std::cos(0.5)), f2(-std::sin(0.3), std::cos(0.3));
   const Eigen::Vector2d u1(0.2, -2), u2(0, -1);
-  const VelocitySolution a = SolveVelocityLcp(system, p, Eigen::Vector3d::Zero(),
-                                              (Eigen::Vector4d() << f1, f2).finished(),
-                                              (Eigen::Vector4d() << u1, u2).finished());
-  const VelocitySolution b = SolveVelocityLcp(system, p, Eigen::Vector3d(0, 0, alpha),
-                                              (Eigen::Vector4d() << R * f1, R * f2).finished(),
-                                              (Eigen::Vector4d() << R * u1, R * u2).finished());
+  const VelocitySolution a =
+      SolveVelocityLcp(system, p, Eigen::Vector3d::Zero(), (Eigen::Vector4d() << f1, f2).finished(),
+                       (Eigen::Vector4d() << u1, u2).finished());
+  const VelocitySolution b =
+      SolveVelocityLcp(system, p, Eigen::Vector3d(0, 0, alpha), (Eigen::Vector4d() << R * f1, R * f2).finished(),
+                       (Eigen::Vector4d() << R * u1, R * u2).finished());
   ASSERT_EQ(a.lcp.status, LemkeStatus::kSolved);
   ASSERT_EQ(b.lcp.status, LemkeStatus::kSolved);
   EXPECT_LT((R * a.object_velocity.head<2>() - b.object_velocity.head<2>()).norm(), 1e-12);

@@ -1,9 +1,7 @@
+#include <gtest/gtest.h>
 #include <tamsi/scenes/mujoco_frontend.h>
 
-#include <gtest/gtest.h>
-
 #include <Eigen/Dense>
-
 #include <cmath>
 #include <string>
 #include <vector>
@@ -177,8 +175,7 @@ TEST(FrontEnd, LoadErrorsNameTheProblem) {
   } catch (const ModelLoadError& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/model.xml"), std::string::npos);
   }
-  EXPECT_THROW(LoadModelFromString("<mujoco><worldbody><body><geom type='sphere'/></body>", "broken"),
-               ModelLoadError);
+  EXPECT_THROW(LoadModelFromString("<mujoco><worldbody><body><geom type='sphere'/></body>", "broken"), ModelLoadError);
   EXPECT_THROW(LoadModelFromString("<mujoco><worldbody><geom type='nosuchtype' size='1'/></worldbody></mujoco>", "bad"),
                ModelLoadError);
 }

@@ -1,9 +1,8 @@
 // Scene-level physics of the MuJoCo front end + TAMSI stepping, checked against closed forms and fine ODE solutions.
+#include <gtest/gtest.h>
 #include <tamsi/problem_io.h>
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
-
-#include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
@@ -84,8 +83,8 @@ TEST(RestingContact, SphereOnGroundSettlesAtTheStaticPenetration) {
   scene.model = LoadModelFromString(kXml, "resting");
   auto sim = MakeSimulator(std::move(scene));
   for (int n = 0; n < 1000; ++n) sim->Step();
-  const double g = 9.81, k = 5000.0;  // two geoms of 1e4 N/m in series
-  EXPECT_NEAR(-(sim->data().qpos[2] - 0.05), 0.5 * g / k, 1e-3 * 0.5 * g / k);          // sphere: one contact
+  const double g = 9.81, k = 5000.0;                                            // two geoms of 1e4 N/m in series
+  EXPECT_NEAR(-(sim->data().qpos[2] - 0.05), 0.5 * g / k, 1e-3 * 0.5 * g / k);  // sphere: one contact
   EXPECT_NEAR(-(sim->data().qpos[9] - 0.05), 2.0 * g / (4 * k), 1e-2 * 2.0 * g / (4 * k));  // box: four corners
   for (int i = 0; i < sim->model().nv; ++i) EXPECT_LT(std::abs(sim->data().qvel[i]), 1e-6);
 }
@@ -167,9 +166,9 @@ TEST(ProblemDump, DumpedProblemsReplayToTheSameVelocities) {
   auto sim = MakeSimulator(LoadScene("gripper_mug_shake"));
   std::vector<std::string> files;
   sim->set_problem_sink([&](const ContactProblem& problem, long long step, int substep, int substeps) {
-    files.push_back((dir / ("p" + std::to_string(step) + "_" + std::to_string(substep) + "_" +
-                            std::to_string(substeps) + ".json"))
-                        .string());
+    files.push_back(
+        (dir / ("p" + std::to_string(step) + "_" + std::to_string(substep) + "_" + std::to_string(substeps) + ".json"))
+            .string());
     WriteProblem(problem, files.back());
   });
   std::vector<Eigen::VectorXd> velocities;

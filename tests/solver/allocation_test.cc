@@ -2,16 +2,15 @@
 // Counted by replacing the global operator new in this test binary. SuiteSparse allocates through malloc, which
 // this does not see: UMFPACK mallocs its numeric factor on every factorization, whereas KLU (refactor) and CHOLMOD
 // (numeric factorization into the existing factor) reuse their memory.
-#include "random_problem.h"
-
-#include <tamsi/tamsi_solver.h>
-
 #include <gtest/gtest.h>
+#include <tamsi/tamsi_solver.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <new>
 #include <vector>
+
+#include "random_problem.h"
 
 namespace {
 std::atomic<bool> counting{false};

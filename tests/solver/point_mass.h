@@ -9,8 +9,8 @@
 namespace tamsi::testing {
 
 struct PointMass {
-  double mass{1.0};       // kg
-  double stiffness{1e4};  // N/m
+  double mass{1.0};        // kg
+  double stiffness{1e4};   // N/m
   double dissipation{10};  // s/m
   double friction{0.5};
   double time_step{1e-3};  // s

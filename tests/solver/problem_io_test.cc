@@ -1,15 +1,14 @@
 // Problem dump and replay: exact round trip, and malformed documents name the bad field.
-#include "random_problem.h"
-
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <tamsi/problem_io.h>
 #include <tamsi/tamsi_solver.h>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
+
+#include "random_problem.h"
 
 namespace tamsi {
 namespace {

@@ -5,7 +5,6 @@
 #include <tamsi/contact_problem.h>
 
 #include <Eigen/Dense>
-
 #include <random>
 #include <vector>
 

@@ -1,9 +1,9 @@
 // Closed-form physics with a point mass on a plane: static penetration, incline, stopping distance, stiction.
-#include "point_mass.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
+
+#include "point_mass.h"
 
 namespace tamsi {
 namespace {
@@ -65,11 +65,10 @@ TEST_P(InclineTest, SticksOrSlidesAsCoulombSays) {
   EXPECT_NEAR(body.v.y(), 0.0, 1e-12);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Incline, InclineTest,
-    ::testing::Combine(::testing::Values(Coupling::kTwoWay, Coupling::kOneWay),
-                       ::testing::Values(InclineCase{M_PI / 6, 0.7}, InclineCase{M_PI / 6, 0.5},
-                                         InclineCase{0.2, 0.3}, InclineCase{0.4, 0.3})));
+INSTANTIATE_TEST_SUITE_P(Incline, InclineTest,
+                         ::testing::Combine(::testing::Values(Coupling::kTwoWay, Coupling::kOneWay),
+                                            ::testing::Values(InclineCase{M_PI / 6, 0.7}, InclineCase{M_PI / 6, 0.5},
+                                                              InclineCase{0.2, 0.3}, InclineCase{0.4, 0.3})));
 
 TEST_P(CouplingTest, SlidingMassStopsAtTheCoulombStoppingTime) {
   PointMass body;

@@ -1,14 +1,13 @@
 // The solver's numerics and contract: Jacobian vs finite differences, sparse backends vs the dense oracle, symbolic
 // reuse, statuses on singular systems, empty problems, and input validation.
-#include "random_problem.h"
-
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <tamsi/newton_system.h>
 #include <tamsi/tamsi_solver.h>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include "random_problem.h"
 
 namespace tamsi {
 namespace {
@@ -72,12 +71,11 @@ TEST_P(NewtonJacobianTest, MatchesFiniteDifferencesOfTheResidual) {
   EXPECT_GT(checked_slip, 5);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Schemes, NewtonJacobianTest,
-    ::testing::Values(JacobianCase{Coupling::kTwoWay, FrictionRegularization::kLinear},
-                      JacobianCase{Coupling::kTwoWay, FrictionRegularization::kSmooth},
-                      JacobianCase{Coupling::kOneWay, FrictionRegularization::kLinear},
-                      JacobianCase{Coupling::kOneWay, FrictionRegularization::kSmooth}));
+INSTANTIATE_TEST_SUITE_P(Schemes, NewtonJacobianTest,
+                         ::testing::Values(JacobianCase{Coupling::kTwoWay, FrictionRegularization::kLinear},
+                                           JacobianCase{Coupling::kTwoWay, FrictionRegularization::kSmooth},
+                                           JacobianCase{Coupling::kOneWay, FrictionRegularization::kLinear},
+                                           JacobianCase{Coupling::kOneWay, FrictionRegularization::kSmooth}));
 
 struct BackendCase {
   Coupling coupling;
@@ -202,7 +200,8 @@ TEST(TamsiSolver, SingularNewtonMatrixIsAStatusNotACrash) {
     problem.time_step = 1e-3;
     problem.M.resize(40, 40);
     for (int i = 0; i < 40; i += 2) {  // 2 × 2 blocks [[1, 1], [1, 1]]: symmetric, positive diagonal, singular
-      problem.M.insert(i, i) = problem.M.insert(i, i + 1) = problem.M.insert(i + 1, i) = problem.M.insert(i + 1, i + 1) = 1;
+      problem.M.insert(i, i) = problem.M.insert(i, i + 1) = problem.M.insert(i + 1, i) =
+          problem.M.insert(i + 1, i + 1) = 1;
     }
     problem.Jn.resize(0, 40);
     problem.Jt.resize(0, 40);

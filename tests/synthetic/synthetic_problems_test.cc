@@ -1,11 +1,9 @@
+#include <gtest/gtest.h>
 #include <tamsi/synthetic/synthetic_problems.h>
 #include <tamsi/tamsi_solver.h>
 
 #include <Eigen/Geometry>
-#include <gtest/gtest.h>
-
 #include <algorithm>
-
 #include <stdexcept>
 
 namespace tamsi::synthetic {
@@ -192,8 +190,8 @@ TEST(SyntheticProblems, StackJacobiansMatchRigidMotions) {
   EXPECT_NEAR(rigid_vt.segment<2>(0).norm(), ground.head<2>().norm(), 1e-15);
   // Geometry: each sphere overlaps the one below (or the ground) by exactly δ0.
   for (int b = 1; b < n; ++b) {
-    const double gap = s.bodies[b].position.z() - s.bodies[b - 1].position.z() - s.bodies[b].size[0] -
-                       s.bodies[b - 1].size[0];
+    const double gap =
+        s.bodies[b].position.z() - s.bodies[b - 1].position.z() - s.bodies[b].size[0] - s.bodies[b - 1].size[0];
     EXPECT_NEAR(gap, -p.delta0[b], 1e-15);
   }
 }
@@ -335,12 +333,12 @@ TEST_P(ThreadDeterminism, BitwiseIdenticalForAnyThreadCount) {
 
 INSTANTIATE_TEST_SUITE_P(
     Synthetic, ThreadDeterminism,
-    ::testing::Values(
-        DeterminismCase{"StackTwoWay", &SphereStack, 3000, InitialMotion::kResting, Coupling::kTwoWay},
-        DeterminismCase{"StackOneWay", &SphereStack, 3000, InitialMotion::kResting, Coupling::kOneWay},
-        DeterminismCase{"SpheresSlidingTwoWay", &SpheresOnPlane, 3000, InitialMotion::kSliding, Coupling::kTwoWay},
-        DeterminismCase{"BoxesSlidingTwoWay", &BoxGrid, 750, InitialMotion::kSliding, Coupling::kTwoWay},
-        DeterminismCase{"BoxesSlidingOneWay", &BoxGrid, 750, InitialMotion::kSliding, Coupling::kOneWay}),
+    ::testing::Values(DeterminismCase{"StackTwoWay", &SphereStack, 3000, InitialMotion::kResting, Coupling::kTwoWay},
+                      DeterminismCase{"StackOneWay", &SphereStack, 3000, InitialMotion::kResting, Coupling::kOneWay},
+                      DeterminismCase{"SpheresSlidingTwoWay", &SpheresOnPlane, 3000, InitialMotion::kSliding,
+                                      Coupling::kTwoWay},
+                      DeterminismCase{"BoxesSlidingTwoWay", &BoxGrid, 750, InitialMotion::kSliding, Coupling::kTwoWay},
+                      DeterminismCase{"BoxesSlidingOneWay", &BoxGrid, 750, InitialMotion::kSliding, Coupling::kOneWay}),
     [](const ::testing::TestParamInfo<DeterminismCase>& info) { return std::string(info.param.name); });
 
 struct BackendCase {
@@ -375,21 +373,22 @@ TEST_P(BackendEquivalence, SparseAgreesWithDenseOracle) {
   EXPECT_LT((sparse.ft - dense.ft).cwiseAbs().maxCoeff(), 1e-8 * dense.fn.cwiseAbs().maxCoeff());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Synthetic, BackendEquivalence,
-    ::testing::Values(BackendCase{"StackUmfpackTwoWay", &SphereStack, InitialMotion::kSliding, Coupling::kTwoWay,
-                                  LinearSolverType::kUmfpack},
-                      BackendCase{"SpheresUmfpackTwoWay", &SpheresOnPlane, InitialMotion::kSliding,
-                                  Coupling::kTwoWay, LinearSolverType::kUmfpack},
-                      BackendCase{"BoxesUmfpackTwoWay", &BoxGrid, InitialMotion::kSliding, Coupling::kTwoWay,
-                                  LinearSolverType::kUmfpack},
-                      BackendCase{"StackUmfpackOneWay", &SphereStack, InitialMotion::kSliding, Coupling::kOneWay,
-                                  LinearSolverType::kUmfpack},
-                      BackendCase{"StackCholmodOneWay", &SphereStack, InitialMotion::kSliding, Coupling::kOneWay,
-                                  LinearSolverType::kCholmod},
-                      BackendCase{"SpheresCholmodOneWay", &SpheresOnPlane, InitialMotion::kSliding,
-                                  Coupling::kOneWay, LinearSolverType::kCholmod}),
-    [](const ::testing::TestParamInfo<BackendCase>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Synthetic, BackendEquivalence,
+                         ::testing::Values(BackendCase{"StackUmfpackTwoWay", &SphereStack, InitialMotion::kSliding,
+                                                       Coupling::kTwoWay, LinearSolverType::kUmfpack},
+                                           BackendCase{"SpheresUmfpackTwoWay", &SpheresOnPlane, InitialMotion::kSliding,
+                                                       Coupling::kTwoWay, LinearSolverType::kUmfpack},
+                                           BackendCase{"BoxesUmfpackTwoWay", &BoxGrid, InitialMotion::kSliding,
+                                                       Coupling::kTwoWay, LinearSolverType::kUmfpack},
+                                           BackendCase{"StackUmfpackOneWay", &SphereStack, InitialMotion::kSliding,
+                                                       Coupling::kOneWay, LinearSolverType::kUmfpack},
+                                           BackendCase{"StackCholmodOneWay", &SphereStack, InitialMotion::kSliding,
+                                                       Coupling::kOneWay, LinearSolverType::kCholmod},
+                                           BackendCase{"SpheresCholmodOneWay", &SpheresOnPlane, InitialMotion::kSliding,
+                                                       Coupling::kOneWay, LinearSolverType::kCholmod}),
+                         [](const ::testing::TestParamInfo<BackendCase>& info) {
+                           return std::string(info.param.name);
+                         });
 
 }  // namespace
 }  // namespace tamsi::synthetic

@@ -27,8 +27,14 @@ Example DiskPush(const ExampleInfo& info, double epsilon, const Eigen::Vector3d&
   auto kinematics = std::make_shared<FreeFingers>(std::vector<bool>{false, false});
   System system(DiskShape{1.0}, kinematics, {PointShape{}, PointShape{}}, {},
                 {{BodyId::Object(), BodyId::Manipulator(0), 1.0}, {BodyId::Object(), BodyId::Manipulator(1), 1.0}});
-  Example ex{info, std::move(system), UnitParameters(4, epsilon), std::move(command), object0, fingers0,
-             {"finger1_x", "finger1_y", "finger2_x", "finger2_y"}, {}};
+  Example ex{info,
+             std::move(system),
+             UnitParameters(4, epsilon),
+             std::move(command),
+             object0,
+             fingers0,
+             {"finger1_x", "finger1_y", "finger2_x", "finger2_y"},
+             {}};
   ex.options.time_step = 0.025;
   ex.options.num_steps = 400;
   return ex;
@@ -69,9 +75,14 @@ Example WallPush(const ExampleInfo& info, double epsilon) {
                  {BodyId::Object(), BodyId::Static(0), 1.0},
                  {BodyId::Manipulator(0), BodyId::Static(0), 0.5},
                  {BodyId::Manipulator(1), BodyId::Static(0), 0.5}});
-  Example ex{info, std::move(system), UnitParameters(4, epsilon), ConstantCommand(Eigen::Vector4d(1, -1, 1, -1)),
-             {-2, 2, 0}, Eigen::Vector4d(-3.75, 4.25, -4.25, 3.75),
-             {"finger1_x", "finger1_y", "finger2_x", "finger2_y"}, {}};
+  Example ex{info,
+             std::move(system),
+             UnitParameters(4, epsilon),
+             ConstantCommand(Eigen::Vector4d(1, -1, 1, -1)),
+             {-2, 2, 0},
+             Eigen::Vector4d(-3.75, 4.25, -4.25, 3.75),
+             {"finger1_x", "finger1_y", "finger2_x", "finger2_y"},
+             {}};
   ex.options.time_step = 0.025;
   ex.options.num_steps = 400;
   return ex;
@@ -86,13 +97,17 @@ Eigen::VectorXd PegCommand(double t, const Eigen::Vector3d& peg, const Eigen::Ve
     Eigen::Vector2d rel1, rel2;
   };
   const double top = 3.0 + std::sqrt(2.0);
-  static const Phase phases[] = {
-      {1.0, true, {0, 0, 0}, {-1.5, 5}, {1.5, 5}},   {1.5, true, {0, 0, 0}, {-1.5, 0}, {1.5, 0}},
-      {1.75, true, {0, 0, 0}, {0, 0}, {0, 0}},       {2.5, false, {-2, 7, 0}, {0, 0}, {0, 0}},
-      {3.5, false, {-2, 2.5, 0}, {0, 0}, {0, 0}},    {4.5, false, {0, 3.5, 0}, {0, 0}, {0, 0}},
-      {7.5, false, {0, 3, 0}, {0, -0.5}, {0, -0.5}}, {8.0, true, {0, 0, 0}, {-1.5, 0}, {1.5, 0}},
-      {8.5, true, {0, 0, 0}, {-1.5, 0}, {1.5, 5}},   {9.0, true, {0, 0, 0}, {-1.5, 0}, {0.5, 5}},
-      {INFINITY, false, {0, -3, 0}, {-1.5, 0}, {0.5, top}}};
+  static const Phase phases[] = {{1.0, true, {0, 0, 0}, {-1.5, 5}, {1.5, 5}},
+                                 {1.5, true, {0, 0, 0}, {-1.5, 0}, {1.5, 0}},
+                                 {1.75, true, {0, 0, 0}, {0, 0}, {0, 0}},
+                                 {2.5, false, {-2, 7, 0}, {0, 0}, {0, 0}},
+                                 {3.5, false, {-2, 2.5, 0}, {0, 0}, {0, 0}},
+                                 {4.5, false, {0, 3.5, 0}, {0, 0}, {0, 0}},
+                                 {7.5, false, {0, 3, 0}, {0, -0.5}, {0, -0.5}},
+                                 {8.0, true, {0, 0, 0}, {-1.5, 0}, {1.5, 0}},
+                                 {8.5, true, {0, 0, 0}, {-1.5, 0}, {1.5, 5}},
+                                 {9.0, true, {0, 0, 0}, {-1.5, 0}, {0.5, 5}},
+                                 {INFINITY, false, {0, -3, 0}, {-1.5, 0}, {0.5, top}}};
   int k = 0;
   while (t > phases[k].t_end) ++k;
   const Phase& phase = phases[k];
@@ -117,15 +132,28 @@ Example PegInHole(const ExampleInfo& info, double epsilon) {
   const BodyId peg = BodyId::Object(), f1 = BodyId::Manipulator(0), f2 = BodyId::Manipulator(1);
   const BodyId s1 = BodyId::Static(0), s2 = BodyId::Static(1);
   System system(Rectangle(-1, 1, -3, 3), kinematics, {finger, finger}, std::move(blocks),
-                {{peg, f1, 1.0}, {peg, f2, 1.0}, {peg, s1, 1.0}, {peg, s2, 1.0}, {f1, f2, 1.0},
-                 {f1, s1, 1.0}, {f1, s2, 1.0}, {f2, s1, 1.0}, {f2, s2, 1.0}});
+                {{peg, f1, 1.0},
+                 {peg, f2, 1.0},
+                 {peg, s1, 1.0},
+                 {peg, s2, 1.0},
+                 {f1, f2, 1.0},
+                 {f1, s1, 1.0},
+                 {f1, s2, 1.0},
+                 {f2, s1, 1.0},
+                 {f2, s2, 1.0}});
   const Eigen::Vector3d object0(-2, 7, kPi / 3);
   const Eigen::Matrix2d R = Rotation(object0(2));
   Eigen::VectorXd fingers0(6);
   fingers0 << object0.head<2>() + R * Eigen::Vector2d(-1.5, 5), object0(2) + 3 * kPi / 4,
       object0.head<2>() + R * Eigen::Vector2d(1.5, 5), object0(2) - kPi / 4;
-  Example ex{info, std::move(system), UnitParameters(6, epsilon), PegCommand, object0, fingers0,
-             {"finger1_x", "finger1_y", "finger1_theta", "finger2_x", "finger2_y", "finger2_theta"}, {}};
+  Example ex{info,
+             std::move(system),
+             UnitParameters(6, epsilon),
+             PegCommand,
+             object0,
+             fingers0,
+             {"finger1_x", "finger1_y", "finger1_theta", "finger2_x", "finger2_y", "finger2_theta"},
+             {}};
   ex.options.time_step = 0.05;
   ex.options.num_steps = 240;
   return ex;
@@ -183,8 +211,8 @@ Example FourArmPinch(const ExampleInfo& info, double epsilon) {
     names.push_back("arm" + std::to_string(k) + "_q1");
     names.push_back("arm" + std::to_string(k) + "_q2");
   }
-  Example ex{info, std::move(system), parameters, FourArmPinchCommand(arms), Eigen::Vector3d::Zero(), q_m0,
-             std::move(names), {}};
+  Example ex{info, std::move(system), parameters, FourArmPinchCommand(arms), Eigen::Vector3d::Zero(),
+             q_m0, std::move(names),  {}};
   ex.options.time_step = 0.02;
   ex.options.num_steps = 300;
   return ex;
@@ -199,8 +227,7 @@ const std::vector<ExampleInfo>& ListExamples() {
       {"semicircle_push", "two point fingers carry a disk around a half-turn (Sec. 6.1)", 0.0},
       {"wall_push", "disk pushed diagonally into the floor: jams at eps = 0, rolls for eps > 0 (spec 7.2)",
        std::ldexp(1.0, -4)},
-      {"peg_in_hole", "two triangular fingers grasp a peg and insert it into a slot (Sec. 6.2, slot corrected)",
-       0.01},
+      {"peg_in_hole", "two triangular fingers grasp a peg and insert it into a slot (Sec. 6.2, slot corrected)", 0.01},
       {"four_arm_pinch", "a square pinched by four 2-link arms with unequal gains (Sec. 6.3, our parameters)", 0.01},
   };
   return examples;
@@ -232,8 +259,8 @@ void WriteTrajectoryCsv(const Example& example, const Trajectory& trajectory, st
     out << trajectory.time[i];
     for (int j = 0; j < 3; ++j) out << ',' << trajectory.object[i](j);
     for (Eigen::Index j = 0; j < trajectory.manipulator[i].size(); ++j) out << ',' << trajectory.manipulator[i](j);
-    out << ',' << trajectory.min_gap[i] << ',' << trajectory.max_normal_impulse[i] << ','
-        << trajectory.num_contacts[i] << '\n';
+    out << ',' << trajectory.min_gap[i] << ',' << trajectory.max_normal_impulse[i] << ',' << trajectory.num_contacts[i]
+        << '\n';
   }
   out.precision(precision);
 }

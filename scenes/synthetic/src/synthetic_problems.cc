@@ -1,7 +1,6 @@
 #include <tamsi/synthetic/synthetic_problems.h>
 
 #include <Eigen/Geometry>
-
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -279,7 +278,8 @@ SyntheticProblem BoxGrid(int num_bodies, std::uint64_t seed, const SyntheticOpti
     body.mass = rng.Uniform(options.min_mass, options.max_mass);
     body.rotation = Eigen::AngleAxisd(2 * kPi * rng.Uniform01(), Eigen::Vector3d::UnitZ()).toRotationMatrix();
     const Eigen::Vector3d e2 = body.size.cwiseAbs2();
-    const Eigen::Vector3d moments = body.mass / 3.0 * Eigen::Vector3d(e2.y() + e2.z(), e2.x() + e2.z(), e2.x() + e2.y());
+    const Eigen::Vector3d moments =
+        body.mass / 3.0 * Eigen::Vector3d(e2.y() + e2.z(), e2.x() + e2.z(), e2.x() + e2.y());
     body.inertia = body.rotation * moments.asDiagonal() * body.rotation.transpose();
     body.inertia = 0.5 * (body.inertia + body.inertia.transpose()).eval();
 

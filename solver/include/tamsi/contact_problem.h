@@ -4,7 +4,6 @@
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
-
 #include <optional>
 
 namespace tamsi {

@@ -11,7 +11,6 @@
 #include <tamsi/kernels/parallel.h>
 
 #include <Eigen/Core>
-
 #include <vector>
 
 namespace tamsi {

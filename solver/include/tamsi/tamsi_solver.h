@@ -6,7 +6,6 @@
 #include <tamsi/kernels/contact_kernels.h>
 
 #include <Eigen/Core>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -115,8 +114,8 @@ struct Options {
 struct Summary {
   Status status{Status::kSuccess};
   int iterations{0};
-  /// Per iteration (over the islands still iterating): max over contacts of the full Newton update ‖Δvt,i‖ (m/s) and |Δvn,i| (m/s), the TALS α
-  /// applied (v ← v + α Δv; the smallest over islands), and how many contacts had αᵢ < 1.
+  /// Per iteration (over the islands still iterating): max over contacts of the full Newton update ‖Δvt,i‖ (m/s) and
+  /// |Δvn,i| (m/s), the TALS α applied (v ← v + α Δv; the smallest over islands), and how many contacts had αᵢ < 1.
   std::vector<double> vt_residual;
   std::vector<double> vn_residual;
   std::vector<double> alpha;

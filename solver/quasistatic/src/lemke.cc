@@ -111,8 +111,7 @@ int LexicographicRow(const LemkeTableau& tableau, const Eigen::VectorXd& a, std:
         [&](int i) { return column_scale / std::abs(a(i)); });
   }
   // Remaining ties are numerical: take the largest pivot.
-  return *std::max_element(rows.begin(), rows.end(),
-                           [&](int i, int k) { return std::abs(a(i)) < std::abs(a(k)); });
+  return *std::max_element(rows.begin(), rows.end(), [&](int i, int k) { return std::abs(a(i)) < std::abs(a(k)); });
 }
 
 LemkeResult Finish(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, Eigen::VectorXd z, LemkeStatus status,
@@ -133,11 +132,16 @@ LemkeResult Finish(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, Eigen::Ve
 
 const char* ToString(LemkeStatus status) {
   switch (status) {
-    case LemkeStatus::kSolved: return "solved";
-    case LemkeStatus::kRayTermination: return "ray_termination";
-    case LemkeStatus::kMaxIterations: return "max_iterations";
-    case LemkeStatus::kInaccurate: return "inaccurate";
-    case LemkeStatus::kSingularBasis: return "singular_basis";
+    case LemkeStatus::kSolved:
+      return "solved";
+    case LemkeStatus::kRayTermination:
+      return "ray_termination";
+    case LemkeStatus::kMaxIterations:
+      return "max_iterations";
+    case LemkeStatus::kInaccurate:
+      return "inaccurate";
+    case LemkeStatus::kSingularBasis:
+      return "singular_basis";
   }
   return "unknown";
 }

@@ -129,9 +129,12 @@ System::System(Shape object, std::shared_ptr<const ManipulatorKinematics> kinema
 
 const Shape& System::ShapeOf(BodyId id) const {
   switch (id.kind) {
-    case BodyId::Kind::kObject: return object_;
-    case BodyId::Kind::kManipulator: return manipulator_shapes_[id.index];
-    case BodyId::Kind::kStatic: return static_bodies_[id.index].shape;
+    case BodyId::Kind::kObject:
+      return object_;
+    case BodyId::Kind::kManipulator:
+      return manipulator_shapes_[id.index];
+    case BodyId::Kind::kStatic:
+      return static_bodies_[id.index].shape;
   }
   return object_;
 }
@@ -213,10 +216,11 @@ Eigen::VectorXd System::EvaluateGaps(const Eigen::Vector3d& q_o, const Eigen::Ve
 }
 
 void ModelParameters::Validate(int num_manipulator_coordinates) const {
-  if (!IsSpd(limit_surface)) throw std::invalid_argument("ModelParameters.limit_surface must be symmetric positive definite");
+  if (!IsSpd(limit_surface))
+    throw std::invalid_argument("ModelParameters.limit_surface must be symmetric positive definite");
   if (gain.rows() != num_manipulator_coordinates || gain.cols() != num_manipulator_coordinates) {
-    throw std::invalid_argument("ModelParameters.gain must be n_m x n_m (n_m = " +
-                                std::to_string(num_manipulator_coordinates) + ")");
+    throw std::invalid_argument(
+        "ModelParameters.gain must be n_m x n_m (n_m = " + std::to_string(num_manipulator_coordinates) + ")");
   }
   if (!IsSpd(gain)) throw std::invalid_argument("ModelParameters.gain must be symmetric positive definite");
   if (!(epsilon >= 0.0) || !std::isfinite(epsilon)) {
@@ -249,10 +253,10 @@ ContactLcp BuildLcpMatrix(const ContactSet& c, const Eigen::Matrix3d& A, const E
   lcp.M.setZero(4 * m, 4 * m);
   lcp.M.topLeftCorner(3 * m, 3 * m) = W;
   for (int i = 0; i < m; ++i) {
-    lcp.M(m + 2 * i, 3 * m + i) = 1.0;      // E
+    lcp.M(m + 2 * i, 3 * m + i) = 1.0;  // E
     lcp.M(m + 2 * i + 1, 3 * m + i) = 1.0;
-    lcp.M(3 * m + i, i) = c.mu(i);           // μ
-    lcp.M(3 * m + i, m + 2 * i) = -1.0;      // −Eᵀ
+    lcp.M(3 * m + i, i) = c.mu(i);       // μ
+    lcp.M(3 * m + i, m + 2 * i) = -1.0;  // −Eᵀ
     lcp.M(3 * m + i, m + 2 * i + 1) = -1.0;
   }
   lcp.q.setZero(4 * m);

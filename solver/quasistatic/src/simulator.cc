@@ -84,9 +84,12 @@ bool SimulationOptions::IsValid(std::string* why) const {
 
 const char* ToString(SimulationStatus status) {
   switch (status) {
-    case SimulationStatus::kCompleted: return "completed";
-    case SimulationStatus::kNoSolution: return "no_solution";
-    case SimulationStatus::kSolverFailure: return "solver_failure";
+    case SimulationStatus::kCompleted:
+      return "completed";
+    case SimulationStatus::kNoSolution:
+      return "no_solution";
+    case SimulationStatus::kSolverFailure:
+      return "solver_failure";
   }
   return "unknown";
 }
@@ -119,14 +122,13 @@ std::string SimulationSummary::FullReport() const {
                 "max LCP residual     %.3g\n"
                 "wall time            %.4f s\n",
                 ToString(status), steps_solved, steps_requested, failed_step, failure_time,
-                ToString(failure_lemke_status), total_pivots, max_lcp_size, subset_growths, min_gap,
-                max_normal_impulse, max_lcp_residual, wall_time_seconds);
+                ToString(failure_lemke_status), total_pivots, max_lcp_size, subset_growths, min_gap, max_normal_impulse,
+                max_lcp_residual, wall_time_seconds);
   return buffer;
 }
 
 SimulationResult Simulate(const System& system, const ModelParameters& parameters, const Command& command,
-                          const Eigen::Vector3d& q_o0, const Eigen::VectorXd& q_m0,
-                          const SimulationOptions& options) {
+                          const Eigen::Vector3d& q_o0, const Eigen::VectorXd& q_m0, const SimulationOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   std::string why;
   if (!options.IsValid(&why)) throw std::invalid_argument("SimulationOptions." + why);
@@ -178,7 +180,7 @@ SimulationResult Simulate(const System& system, const ModelParameters& parameter
         sum.failure_time = t;
         sum.failure_lemke_status = step.lcp.status;
         sum.status = step.lcp.status == LemkeStatus::kRayTermination ? SimulationStatus::kNoSolution
-                                                                      : SimulationStatus::kSolverFailure;
+                                                                     : SimulationStatus::kSolverFailure;
       }
     }
     if (frozen) record(t + options.time_step, 0.0, 0);

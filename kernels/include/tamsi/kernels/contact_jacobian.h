@@ -6,7 +6,6 @@
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
-
 #include <vector>
 
 namespace tamsi::kernels {
@@ -51,8 +50,7 @@ class ContactJacobian {
     return c;
   }
   /// vn = Jn v (nc), vt = Jt v (2nc). Overwrites.
-  void Multiply(const ThreadBudget& budget, const Eigen::VectorXd& v, Eigen::VectorXd* vn,
-                Eigen::VectorXd* vt) const;
+  void Multiply(const ThreadBudget& budget, const Eigen::VectorXd& v, Eigen::VectorXd* vn, Eigen::VectorXd* vt) const;
   /// Entry j of Jnᵀ fn + Jtᵀ ft, summed over the contacts touching j in increasing order.
   double MultiplyTransposeEntry(int j, const Eigen::VectorXd& fn, const Eigen::VectorXd& ft) const {
     double sum = 0.0;

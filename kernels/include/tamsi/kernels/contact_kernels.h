@@ -22,8 +22,8 @@ namespace kernels {
 /// μ̃(s)/s and d/ds(μ̃(s)/s) · s: the two scalars the friction force (eq. 6) and its gradient (eq. 16) need, both
 /// finite at s = 0. With g = μ̃/s: ft = −(π/v_s) g vt and ∂ft/∂vt = −(π/v_s)(g I + s g' v̂v̂ᵀ).
 struct FrictionSlope {
-  double g;      ///< μ̃(s)/s
-  double s_dg;   ///< s · dg/ds
+  double g;     ///< μ̃(s)/s
+  double s_dg;  ///< s · dg/ds
 };
 FrictionSlope RegularizedFrictionSlope(double mu, double s, FrictionRegularization regularization);
 
@@ -40,7 +40,7 @@ struct ContactModel {
   double time_step;           ///< h (s)
   double stiction_tolerance;  ///< v_s (m/s)
   FrictionRegularization regularization;
-  bool two_way;               ///< true: π(vn) implicit (eq. 19); false: π frozen at pi_frozen (eq. 12)
+  bool two_way;  ///< true: π(vn) implicit (eq. 19); false: π frozen at pi_frozen (eq. 12)
 };
 
 /// Power of contact i's forces along a Newton direction, for the exact line search: Δvn π(vn + αΔvn) +
@@ -54,7 +54,8 @@ double ContactPower(const ContactModel& model, double k, double d, double mu, do
 /// Per-contact forces and Newton blocks. For contact i, with local velocities (vn_i, vt_2i, vt_2i+1), writes
 /// pi(i) (N), ft(2i..2i+1) (N) and the row-major 3 × 3 block B_i = −∂(π, ft)/∂(vn, vt) into blocks[9i..9i+8], so that
 /// the Newton matrix is M + h Σᵢ Jcᵢᵀ Bᵢ Jcᵢ with Jcᵢ = [Jnᵢ; Jtᵢ] (eq. 20, 22, 23; the one-way eq. 17 has only the
-/// tangential block). Sizes: k, d, mu, delta0, pi_frozen, vn, pi: nc; vt, ft: 2nc; blocks: 9nc. Resizes and overwrites outputs.
+/// tangential block). Sizes: k, d, mu, delta0, pi_frozen, vn, pi: nc; vt, ft: 2nc; blocks: 9nc. Resizes and overwrites
+/// outputs.
 void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, const Eigen::VectorXd& k,
                        const Eigen::VectorXd& d, const Eigen::VectorXd& mu, const Eigen::VectorXd& delta0,
                        const Eigen::VectorXd& pi_frozen, const Eigen::VectorXd& vn, const Eigen::VectorXd& vt,
@@ -65,8 +66,8 @@ void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, co
 /// - From sliding, when the segment reaches the stiction disk ‖·‖ < v_s: α puts the iterate at the point of the line
 ///   closest to the origin, (vt + α Δvt)·Δvt = 0, inside the disk; α = 1 if the segment ends in the disk first.
 /// - Sliding to sliding: the angle between vt and vt + α Δvt is limited to θ_max (tan_max = tan θ_max).
-double TalsAlpha(const Eigen::Vector2d& vt, const Eigen::Vector2d& dvt, double stiction_tolerance,
-                 double cos_max, double tan_max);
+double TalsAlpha(const Eigen::Vector2d& vt, const Eigen::Vector2d& dvt, double stiction_tolerance, double cos_max,
+                 double tan_max);
 
 /// Global TALS limit α = minᵢ αᵢ as a parallel reduction (exact for any thread count), and the number of contacts
 /// with αᵢ < 1. vt, dvt: 2nc (m/s).

@@ -8,7 +8,6 @@
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
-
 #include <vector>
 
 namespace tamsi::kernels {
@@ -43,10 +42,10 @@ class NewtonMatrixPattern {
  private:
   std::vector<int> col_ptr_{0};
   std::vector<int> row_index_;
-  std::vector<int> m_source_;        // per entry of A: index into M's values, or −1
-  std::vector<int> gather_ptr_;      // per entry of A: range into gather_source_
-  std::vector<int> gather_source_;   // indices into the K buffer
-  std::vector<int> k_offset_;        // per contact: start of Kᵢ (|S_i|², column-major) in the K buffer
+  std::vector<int> m_source_;       // per entry of A: index into M's values, or −1
+  std::vector<int> gather_ptr_;     // per entry of A: range into gather_source_
+  std::vector<int> gather_source_;  // indices into the K buffer
+  std::vector<int> k_offset_;       // per contact: start of Kᵢ (|S_i|², column-major) in the K buffer
   std::vector<double> k_buffer_;
 };
 

@@ -4,12 +4,10 @@
 /// front end"). MuJoCo 2.2.2 computes kinematics, the sparse mass matrix, bias/passive/actuator forces and contacts,
 /// once per time step; the contact Jacobians are assembled sparsely here from the kinematic tree.
 
+#include <mujoco/mujoco.h>
 #include <tamsi/contact_problem.h>
 
-#include <mujoco/mujoco.h>
-
 #include <Eigen/Core>
-
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -89,7 +87,8 @@ struct ContactInfo {
 class ContactProblemBuilder {
  public:
   /// Reads each geom's `user` data: with nuser_geom ≥ 2, user[0] = k (N/m) and user[1] = d (s/m) replace the
-  /// defaults where user[0] > 0, unless the defaults' override flags are set. Throws std::invalid_argument naming the geom for a negative or non-finite value.
+  /// defaults where user[0] > 0, unless the defaults' override flags are set. Throws std::invalid_argument naming the
+  /// geom for a negative or non-finite value.
   ContactProblemBuilder(const mjModel& model, const ContactDefaults& defaults);
 
   /// Runs MuJoCo's position and velocity stages and actuation at the state in `data` (qpos, qvel, ctrl, act,
@@ -133,8 +132,8 @@ class ContactProblemBuilder {
   Eigen::VectorXd tau_;
   std::vector<ContactInfo> contacts_;
   // Scratch for one contact: 3 rows (n, t1, t2) over the touched dofs.
-  std::vector<double> row_values_;   // nv × 3
-  std::vector<int> dof_mark_;        // nv, the contact index that last touched the dof
+  std::vector<double> row_values_;  // nv × 3
+  std::vector<int> dof_mark_;       // nv, the contact index that last touched the dof
   std::vector<int> touched_;
   int stamp_{-1};
   // The pattern of M (fixed per model) and, for each of its nonzeros, the qM address it reads.

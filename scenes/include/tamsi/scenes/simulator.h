@@ -4,11 +4,10 @@
 /// step at q0, one TAMSI solve, positions advanced with mj_integratePos. Failed solves are retried with substeps and
 /// counted; nothing is silent.
 
+#include <mujoco/mujoco.h>
 #include <tamsi/contact_problem.h>
 #include <tamsi/scenes/mujoco_frontend.h>
 #include <tamsi/tamsi_solver.h>
-
-#include <mujoco/mujoco.h>
 
 #include <functional>
 #include <stdexcept>

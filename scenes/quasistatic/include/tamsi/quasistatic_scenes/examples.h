@@ -3,11 +3,10 @@
 /// The examples of the quasi-static finite-feedback model (spec quasistatic.md §7) as ready-to-run scenes, the
 /// trajectory CSV writer and the ε-sweep (final-pose error against ε, CSV and a log–log plot).
 
+#include <Eigen/Dense>
 #include <iosfwd>
 #include <string>
 #include <vector>
-
-#include <Eigen/Dense>
 
 #include "tamsi/quasistatic/model.h"
 #include "tamsi/quasistatic/simulator.h"
@@ -29,7 +28,7 @@ const std::vector<ExampleInfo>& ListExamples();
 struct Example {
   ExampleInfo info;
   System system;
-  ModelParameters parameters;                        ///< With the ε asked for.
+  ModelParameters parameters;  ///< With the ε asked for.
   Command command;
   Eigen::Vector3d object0 = Eigen::Vector3d::Zero();  ///< q_o(0).
   Eigen::VectorXd manipulator0;                       ///< q_m(0), n_m.

@@ -25,7 +25,6 @@
 #include <tamsi/contact_problem.h>
 
 #include <Eigen/Core>
-
 #include <cstdint>
 #include <vector>
 
@@ -104,8 +103,8 @@ struct SyntheticProblem {
 };
 
 /// N spheres on the ground on a square grid, spaced so that no two touch: N independent contacts (nv = 6N, nc = N).
-/// Sphere b rests on contact b with the settled penetration δ0 = m g / k (see max_penetration). Throws std::invalid_argument if
-/// num_bodies < 0 or the options are out of range.
+/// Sphere b rests on contact b with the settled penetration δ0 = m g / k (see max_penetration). Throws
+/// std::invalid_argument if num_bodies < 0 or the options are out of range.
 SyntheticProblem SpheresOnPlane(int num_bodies, std::uint64_t seed, const SyntheticOptions& options = {});
 
 /// N spheres in vertical towers of SyntheticOptions::tower_height (0: one tower), towers on a square grid. In a tower
@@ -113,14 +112,15 @@ SyntheticProblem SpheresOnPlane(int num_bodies, std::uint64_t seed, const Synthe
 /// (A) and b_j (B), normal +z: a chain, so the Newton matrix is block tridiagonal per tower (nv = 6N, nc = N). The
 /// settled penetration of each contact carries the weight W of the spheres above it: δ0 = W / k, capped at
 /// max_penetration by stiffening the contact (at the default ranges, contacts more than ~10–60 spheres below the
-/// top of a tower are stiffened; the base contact of a 10,000-sphere tower gets k ≈ 9e6 N/m). With InitialMotion::kSliding the spheres of a tower also slide over each other. Throws std::invalid_argument if
+/// top of a tower are stiffened; the base contact of a 10,000-sphere tower gets k ≈ 9e6 N/m). With
+/// InitialMotion::kSliding the spheres of a tower also slide over each other. Throws std::invalid_argument if
 /// num_bodies < 0 or the options are out of range.
 SyntheticProblem SphereStack(int num_bodies, std::uint64_t seed, const SyntheticOptions& options = {});
 
 /// N boxes (half-extents drawn per axis from the size range), each rotated by a random angle about z, resting on
 /// the ground on a square grid with four corner contacts each (nv = 6N, nc = 4N, contacts 4b … 4b+3 belong to
-/// box b). The settled penetration of each corner is δ0 = m g / (4 k) (see max_penetration). Throws std::invalid_argument if
-/// num_bodies < 0 or the options are out of range.
+/// box b). The settled penetration of each corner is δ0 = m g / (4 k) (see max_penetration). Throws
+/// std::invalid_argument if num_bodies < 0 or the options are out of range.
 SyntheticProblem BoxGrid(int num_bodies, std::uint64_t seed, const SyntheticOptions& options = {});
 
 }  // namespace tamsi::synthetic

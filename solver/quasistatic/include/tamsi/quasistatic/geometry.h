@@ -4,10 +4,9 @@
 /// gap, normal and witness points of each contact candidate between two posed shapes. Poses are (x, y, θ) in m and
 /// rad; a body-frame point p is at (x, y) + Rot(θ) p in the world.
 
+#include <Eigen/Dense>
 #include <variant>
 #include <vector>
-
-#include <Eigen/Dense>
 
 namespace tamsi::quasistatic {
 
@@ -41,7 +40,7 @@ PolygonShape Rectangle(double x_min, double x_max, double y_min, double y_max);
 
 /// One contact candidate between body a and body b.
 struct ContactPoint {
-  double phi = 0.0;                                  ///< Signed gap (m): > 0 apart, < 0 penetrating.
+  double phi = 0.0;                                   ///< Signed gap (m): > 0 apart, < 0 penetrating.
   Eigen::Vector2d normal = Eigen::Vector2d::UnitY();  ///< World unit normal from a toward b (the gap grows along it).
   Eigen::Vector2d point_a = Eigen::Vector2d::Zero();  ///< World witness point, a material point of a.
   Eigen::Vector2d point_b = Eigen::Vector2d::Zero();  ///< World witness point, a material point of b.

@@ -4,20 +4,19 @@
 /// find z ≥ 0 with w = M z + q ≥ 0 and zᵀw = 0 (spec quasistatic.md §9). It is the solver behind the quasi-static
 /// model's velocity and time-stepping LCPs (§3, §4), whose matrices are copositive but not copositive-plus.
 
-#include <string>
-
 #include <Eigen/Dense>
+#include <string>
 
 namespace tamsi::quasistatic {
 
 /// How a Lemke solve ended.
 enum class LemkeStatus {
-  kSolved,            ///< z satisfies the LCP within LemkeOptions::residual_tolerance.
-  kRayTermination,    ///< The entering column had no positive entry: Lemke's method ended on a secondary ray.
-                      ///< For a copositive M this certifies that q is not in SOL(0, M)*; usually no solution exists.
-  kMaxIterations,     ///< The pivot count reached LemkeOptions::max_iterations.
-  kInaccurate,        ///< Lemke terminated, but the recomputed residual exceeds the tolerance.
-  kSingularBasis,     ///< Refactorizing the basis met a numerically singular matrix.
+  kSolved,          ///< z satisfies the LCP within LemkeOptions::residual_tolerance.
+  kRayTermination,  ///< The entering column had no positive entry: Lemke's method ended on a secondary ray.
+                    ///< For a copositive M this certifies that q is not in SOL(0, M)*; usually no solution exists.
+  kMaxIterations,   ///< The pivot count reached LemkeOptions::max_iterations.
+  kInaccurate,      ///< Lemke terminated, but the recomputed residual exceeds the tolerance.
+  kSingularBasis,   ///< Refactorizing the basis met a numerically singular matrix.
 };
 
 /// Name of a status, e.g. "ray_termination".
@@ -45,9 +44,9 @@ struct LemkeOptions {
 /// The outcome of SolveLcp.
 struct LemkeResult {
   LemkeStatus status = LemkeStatus::kSolved;
-  Eigen::VectorXd z;      ///< n; the last iterate (zero when no pivot was made). Meaningful when status is kSolved.
-  Eigen::VectorXd w;      ///< n; recomputed as M z + q.
-  int iterations = 0;     ///< Number of pivots, the initial pivot of the artificial variable included.
+  Eigen::VectorXd z;   ///< n; the last iterate (zero when no pivot was made). Meaningful when status is kSolved.
+  Eigen::VectorXd w;   ///< n; recomputed as M z + q.
+  int iterations = 0;  ///< Number of pivots, the initial pivot of the artificial variable included.
   /// Scaled residual max_i max(−z_i/s_z, −w_i/s_w, |z_i w_i|/(s_z s_w), 0) with s_z = max(1, ‖z‖∞) and
   /// s_w = max(1, ‖q‖∞, max|M_ij| · ‖z‖∞). Zero for an exact solution.
   double residual = 0.0;

@@ -5,11 +5,10 @@
 /// finite-gain velocity servo, static bodies, and Coulomb contacts. Generalized coordinates q = (q_o, q_m) with
 /// q_o = (x, y, θ) of the object (m, m, rad) and q_m the manipulator's n_m coordinates; v = q̇ (planar).
 
+#include <Eigen/Dense>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <Eigen/Dense>
 
 #include "tamsi/quasistatic/geometry.h"
 #include "tamsi/quasistatic/lemke.h"
@@ -51,8 +50,8 @@ class TwoLinkArms final : public ManipulatorKinematics {
  public:
   struct Arm {
     Eigen::Vector2d base = Eigen::Vector2d::Zero();  ///< m, world.
-    double link1 = 1.0;                               ///< m, > 0.
-    double link2 = 1.0;                               ///< m, > 0.
+    double link1 = 1.0;                              ///< m, > 0.
+    double link2 = 1.0;                              ///< m, > 0.
   };
   explicit TwoLinkArms(std::vector<Arm> arms);
   int num_coordinates() const override { return 2 * num_bodies(); }
@@ -93,10 +92,10 @@ struct StaticBody {
 /// All N candidate contacts at one configuration (spec §1). nv = 3 + n_m. Rows of contact i: J_n row i,
 /// J_t rows 2i (along +t̂) and 2i+1 (along −t̂), with t̂ = Rot(+90°) n̂.
 struct ContactSet {
-  Eigen::VectorXd phi;  ///< N, signed gaps (m).
-  Eigen::MatrixXd Jn;   ///< N × nv, J_n v = φ̇ (separation rate).
-  Eigen::MatrixXd Jt;   ///< 2N × nv, ± tangential relative velocity.
-  Eigen::VectorXd mu;   ///< N, friction coefficients.
+  Eigen::VectorXd phi;               ///< N, signed gaps (m).
+  Eigen::MatrixXd Jn;                ///< N × nv, J_n v = φ̇ (separation rate).
+  Eigen::MatrixXd Jt;                ///< 2N × nv, ± tangential relative velocity.
+  Eigen::VectorXd mu;                ///< N, friction coefficients.
   std::vector<ContactPoint> points;  ///< N, the witness points and normals (world).
 
   int size() const { return static_cast<int>(phi.size()); }
@@ -176,12 +175,12 @@ ContactLcp BuildTimeSteppingLcp(const ContactSet& contacts, const Eigen::Matrix3
 
 /// A solved velocity LCP (spec §3).
 struct VelocitySolution {
-  LemkeResult lcp;                 ///< The Lemke outcome; the fields below are valid when lcp.status is kSolved.
-  Eigen::VectorXd lambda_n;        ///< m, normal forces (N), ≥ 0.
-  Eigen::VectorXd lambda_t;        ///< 2m, friction components along +t̂, −t̂ (N), ≥ 0.
-  Eigen::VectorXd gamma;           ///< m, sliding-speed slack (m/s).
+  LemkeResult lcp;           ///< The Lemke outcome; the fields below are valid when lcp.status is kSolved.
+  Eigen::VectorXd lambda_n;  ///< m, normal forces (N), ≥ 0.
+  Eigen::VectorXd lambda_t;  ///< 2m, friction components along +t̂, −t̂ (N), ≥ 0.
+  Eigen::VectorXd gamma;     ///< m, sliding-speed slack (m/s).
   Eigen::Vector3d object_velocity = Eigen::Vector3d::Zero();  ///< q̇_o = A J_oᵀ λ.
-  Eigen::VectorXd manipulator_velocity;                        ///< q̇_m = u + B J_mᵀ λ.
+  Eigen::VectorXd manipulator_velocity;                       ///< q̇_m = u + B J_mᵀ λ.
 };
 
 /// Solves the velocity LCP at (q_o, q_m) for the candidates with |φ| ≤ `touching_gap`, with command u (n_m).

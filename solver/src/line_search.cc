@@ -1,0 +1,62 @@
+#include "line_search.h"
+
+#include <cmath>
+
+namespace tamsi::internal {
+
+double ExactLineSearch(const NewtonSystem& system, const Eigen::VectorXd& v, const Eigen::VectorXd& dv, const int* dofs,
+                       int n, const int* contacts, int num_contacts, const Eigen::VectorXd& dvn,
+                       const Eigen::VectorXd& dvt, int* evaluations) {
+  const ContactProblem& p = system.problem();
+  const SparseMatrix& M = system.mass_matrix();
+  // Δvᵀ(M v − p*) and ΔvᵀMΔv over the island (its columns of M touch only its own velocities).
+  double a = 0.0, b = 0.0;
+  for (int c = 0; c < n; ++c) {
+    const int j = dofs[c];
+    double Mv = 0.0, Mdv = 0.0;
+    for (SparseMatrix::InnerIterator it(M, j); it; ++it) {
+      Mv += it.value() * v[it.row()];
+      Mdv += it.value() * dv[it.row()];
+    }
+    a += dv[j] * (Mv - p.p_star[j]);
+    b += dv[j] * Mdv;
+  }
+  const kernels::ContactModel& model = system.model();
+  auto slope = [&](double alpha) {
+    ++*evaluations;
+    double power = 0.0;
+    for (int c = 0; c < num_contacts; ++c) {
+      const int i = contacts[c];
+      power += kernels::ContactPower(model, p.stiffness[i], p.dissipation[i], p.friction[i], p.delta0[i],
+                                     system.frozen_normal_forces()[i], system.fn()[i], system.vn()[i],
+                                     system.vt().segment<2>(2 * i), dvn[i], dvt.segment<2>(2 * i), alpha);
+    }
+    return a + alpha * b - p.time_step * power;
+  };
+  double lo = 0.0, hi = 1.0;
+  double f_lo = slope(lo), f_hi = slope(hi);
+  if (!(f_lo < 0.0)) return 0.0;
+  if (f_hi <= 0.0) return 1.0;
+  const double tolerance = 1e-6 * -f_lo;
+  int side = 0;
+  double alpha = 1.0;
+  for (int k = 0; k < 100 && hi - lo > 1e-12; ++k) {
+    alpha = (lo * f_hi - hi * f_lo) / (f_hi - f_lo);
+    const double f = slope(alpha);
+    if (std::abs(f) <= tolerance) break;
+    if (f < 0.0) {
+      lo = alpha;
+      f_lo = f;
+      if (side == -1) f_hi *= 0.5;
+      side = -1;
+    } else {
+      hi = alpha;
+      f_hi = f;
+      if (side == 1) f_lo *= 0.5;
+      side = 1;
+    }
+  }
+  return alpha;
+}
+
+}  // namespace tamsi::internal
