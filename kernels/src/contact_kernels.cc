@@ -88,15 +88,16 @@ double TalsAlpha(const Eigen::Vector2d& vt, const Eigen::Vector2d& dvt, double s
 }
 
 TalsLimit CalcTalsLimit(const ThreadBudget& budget, const Eigen::VectorXd& vt, const Eigen::VectorXd& dvt,
-                        double stiction_tolerance, double max_angle) {
-  const int nc = static_cast<int>(vt.size() / 2);
+                        double stiction_tolerance, double max_angle, const int* contacts, int num_contacts) {
+  const int n = contacts ? num_contacts : static_cast<int>(vt.size() / 2);
   const double cos_max = std::cos(max_angle);
   const double tan_max = std::tan(max_angle);
   return budget.Reduce(
-      nc, 512, TalsLimit{1.0, 0},
+      n, 512, TalsLimit{1.0, 0},
       [&](int begin, int end) {
         TalsLimit limit{1.0, 0};
-        for (int i = begin; i < end; ++i) {
+        for (int c = begin; c < end; ++c) {
+          const int i = contacts ? contacts[c] : c;
           const double alpha =
               TalsAlpha(vt.segment<2>(2 * i), dvt.segment<2>(2 * i), stiction_tolerance, cos_max, tan_max);
           limit.alpha = std::min(limit.alpha, alpha);

@@ -211,7 +211,6 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   w.dvn.resize(nc);
   w.dvt.resize(2 * nc);
   const double tolerance = o.relative_tolerance * o.stiction_tolerance;
-  const double cos_max = std::cos(o.max_angle), tan_max = std::tan(o.max_angle);
 
   // One Newton iteration of island k: factor its block, solve for Δv, limit with TALS, update v, test convergence.
   auto iterate = [&](int k) {
@@ -282,13 +281,10 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       I.vt_residual = std::max(I.vt_residual, dvc.tail<2>().norm());
     }
     auto tals = [&] {
-      for (int c = 0; c < num_contacts; ++c) {
-        const int i = contacts[c];
-        const double alpha = kernels::TalsAlpha(system.vt().segment<2>(2 * i), w.dvt.segment<2>(2 * i),
-                                                o.stiction_tolerance, cos_max, tan_max);
-        I.alpha = std::min(I.alpha, alpha);
-        I.limited += alpha < 1.0;
-      }
+      const kernels::TalsLimit limit = kernels::CalcTalsLimit(w.budget, system.vt(), w.dvt, o.stiction_tolerance,
+                                                              o.max_angle, contacts, num_contacts);
+      I.alpha = limit.alpha;
+      I.limited = limit.limited_contacts;
     };
     if (o.line_search == LineSearch::kTals) tals();
     if (o.line_search == LineSearch::kExact) {

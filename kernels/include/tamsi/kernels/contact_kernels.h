@@ -69,14 +69,16 @@ void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, co
 double TalsAlpha(const Eigen::Vector2d& vt, const Eigen::Vector2d& dvt, double stiction_tolerance, double cos_max,
                  double tan_max);
 
-/// Global TALS limit α = minᵢ αᵢ as a parallel reduction (exact for any thread count), and the number of contacts
-/// with αᵢ < 1. vt, dvt: 2nc (m/s).
+/// TALS limit α = minᵢ αᵢ as a parallel reduction (exact for any thread count), and the number of contacts with
+/// αᵢ < 1: over the `num_contacts` contacts listed in `contacts` (an island), or over all nc contacts when
+/// `contacts` is null. vt, dvt: 2nc (m/s).
 struct TalsLimit {
   double alpha;
   int limited_contacts;
 };
 TalsLimit CalcTalsLimit(const ThreadBudget& budget, const Eigen::VectorXd& vt, const Eigen::VectorXd& dvt,
-                        double stiction_tolerance, double max_angle);
+                        double stiction_tolerance, double max_angle, const int* contacts = nullptr,
+                        int num_contacts = 0);
 
 }  // namespace kernels
 }  // namespace tamsi
