@@ -185,7 +185,7 @@ std::string ResultToJson(const Result& r) {
                     {"symbolic", s.time_symbolic},
                     {"numeric", s.time_numeric},
                     {"solve", s.time_solve},
-                    {"tals", s.time_tals},
+                    {"line_search", s.time_line_search},
                     {"total", s.time_total}}}};
   json doc = {{"status", ToString(s.status)}, {"v", VectorToJson(r.v)},   {"fn", VectorToJson(r.fn)},
               {"ft", VectorToJson(r.ft)},     {"vn", VectorToJson(r.vn)}, {"vt", VectorToJson(r.vt)},

@@ -51,7 +51,7 @@ std::string Summary::FullReport() const {
                                                    {"symbolic analysis", time_symbolic},
                                                    {"numeric factorization", time_numeric},
                                                    {"triangular solves", time_solve},
-                                                   {"TALS", time_tals},
+                                                   {"line search", time_line_search},
                                                    {"total", time_total}};
   for (const auto& [name, seconds] : phases) out += Format("    %-26s %10.3f\n", name, 1e3 * seconds);
   out += "  iter   |dvt| (m/s)   |dvn| (m/s)   alpha      TALS-limited  line-search-evals  TALS-fallbacks\n";

@@ -77,7 +77,7 @@ struct IslandSolver {
   int limited{0};
   int line_search_evaluations{0};
   bool tals_fallback{false};
-  double time_symbolic{0}, time_numeric{0}, time_solve{0}, time_tals{0};
+  double time_symbolic{0}, time_numeric{0}, time_solve{0}, time_line_search{0};
 };
 
 struct TamsiSolver::Impl {
@@ -295,7 +295,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       I.alpha = std::max(I.alpha, exact);
     }
     for (int a = 0; a < n; ++a) v[dofs[a]] += I.alpha * I.dv[a];
-    I.time_tals = Seconds(ti);
+    I.time_line_search = Seconds(ti);
     // Converged when the full Newton update of every contact is below the tolerance, tangential and normal alike.
     if (I.vt_residual <= tolerance && I.vn_residual <= tolerance) {
       I.status = Status::kSuccess;
@@ -338,7 +338,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       s.time_symbolic += I.time_symbolic;
       s.time_numeric += I.time_numeric;
       s.time_solve += I.time_solve;
-      s.time_tals += I.time_tals;
+      s.time_line_search += I.time_line_search;
       s.symbolic_factorizations += I.analyzed_now;
       s.numeric_factorizations += I.factorized_now;
       s.krylov_iterations += I.krylov_iterations;

@@ -143,9 +143,10 @@ struct Summary {
   int krylov_solves{0};
   int krylov_iterations{0};
   /// Seconds spent: evaluating contact forces and the residual; assembling the Newton matrix (and finding islands);
-  /// symbolic analysis; numeric factorization; triangular solves; TALS; and in total (wall clock). The per-island
-  /// phases (symbolic, numeric, solve, TALS) are summed over islands: CPU seconds when islands run in parallel.
-  double time_residual{0}, time_assembly{0}, time_symbolic{0}, time_numeric{0}, time_solve{0}, time_tals{0},
+  /// symbolic analysis; numeric factorization; triangular solves (and GMRES); the line search (contact velocity
+  /// changes, TALS, the exact search); and in total (wall clock). The per-island phases (symbolic, numeric, solve,
+  /// line search) are summed over islands: CPU seconds when islands run in parallel.
+  double time_residual{0}, time_assembly{0}, time_symbolic{0}, time_numeric{0}, time_solve{0}, time_line_search{0},
       time_total{0};
   int num_threads_given{1}, num_threads_used{1};
   LinearSolverType linear_solver_given{LinearSolverType::kAuto};
