@@ -29,10 +29,6 @@ class NewtonMatrixPattern {
   int nnz() const { return static_cast<int>(row_index_.size()); }
   const std::vector<int>& col_ptr() const { return col_ptr_; }
   const std::vector<int>& row_index() const { return row_index_; }
-  /// True when both patterns are identical (the symbolic factorization of one serves the other).
-  bool SamePattern(const NewtonMatrixPattern& other) const {
-    return col_ptr_ == other.col_ptr_ && row_index_ == other.row_index_;
-  }
 
   /// values (nnz) = M + h Σᵢ Jcᵢᵀ Bᵢ Jcᵢ, with blocks Bᵢ (9nc, row-major 3 × 3, see CalcContactForces). M and J
   /// must be the ones the pattern was built from.
