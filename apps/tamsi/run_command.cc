@@ -27,6 +27,7 @@ struct RunArgs {
   int threads{1};
   std::optional<int> max_iterations;
   bool reuse_factorization{false};
+  bool secant_safeguard{true};
   std::string keyframe;
   std::string output_path;
   std::string dump_dir;
@@ -107,6 +108,7 @@ void RunScene(const RunArgs& args) {
   options.solver.num_threads = args.threads;
   if (args.max_iterations) options.solver.max_iterations = *args.max_iterations;
   options.solver.reuse_factorization = args.reuse_factorization;
+  options.solver.secant_safeguard = args.secant_safeguard;
   options.solver.stiction_tolerance = args.stiction_tolerance.value_or(scene.stiction_tolerance);
   options.time_step = args.dt.value_or(0.0);
   options.contact = scene.contact;
@@ -241,6 +243,8 @@ void AddRunCommand(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--reuse-factorization", args->reuse_factorization,
                 "GMRES preconditioned by kept factorizations; refactor only when it stalls");
+  cmd->add_flag("--no-secant-safeguard{false}", args->secant_safeguard,
+                "The paper's Newton matrix in every iteration (no secant phase after cut steps)");
   cmd->add_option("--max-iterations", args->max_iterations, "Newton iteration cap per solve (default 100)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--stiffness", args->stiffness, "Per-geom contact stiffness (N/m), overrides MJCF user data")

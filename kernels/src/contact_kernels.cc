@@ -32,7 +32,7 @@ double ContactPower(const ContactModel& model, double k, double d, double mu, do
 void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, const Eigen::VectorXd& k,
                        const Eigen::VectorXd& d, const Eigen::VectorXd& mu, const Eigen::VectorXd& delta0,
                        const Eigen::VectorXd& pi_frozen, const Eigen::VectorXd& vn, const Eigen::VectorXd& vt,
-                       Eigen::VectorXd* pi, Eigen::VectorXd* ft, Eigen::VectorXd* blocks) {
+                       Eigen::VectorXd* pi, Eigen::VectorXd* ft, Eigen::VectorXd* blocks, const std::uint8_t* secant) {
   const int nc = static_cast<int>(vn.size());
   const double h = model.time_step;
   const double vs = model.stiction_tolerance;
@@ -55,9 +55,10 @@ void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, co
       B(0, 0) = -normal.dpi_dvn;
       // −∂ft/∂vn = (g/v_s) vt dπ/dvn (eq. 22).
       B.block<2, 1>(1, 0) = (slope.g / vs * normal.dpi_dvn) * v;
-      // −∂ft/∂vt = (π/v_s)(g I + s g' v̂v̂ᵀ) (eq. 16).
+      // −∂ft/∂vt = (π/v_s)(g I + s g' v̂v̂ᵀ) (eq. 16); the secant keeps (π/v_s) g I (sliding contacts only).
       Eigen::Matrix2d dft = slope.g * Eigen::Matrix2d::Identity();
-      if (speed > 0.0) dft += (slope.s_dg / (speed * speed)) * (v * v.transpose());
+      const bool use_secant = secant && secant[i] && s > 1.0;
+      if (speed > 0.0 && !use_secant) dft += (slope.s_dg / (speed * speed)) * (v * v.transpose());
       B.block<2, 2>(1, 1) = (normal.pi / vs) * dft;
     }
   });

@@ -50,7 +50,8 @@ std::string RunStatistics::Report() const {
   out << "wall time        " << Format("%.4g", wall_time) << " s (front end " << Format("%.4g", time_frontend)
       << " s, solve " << Format("%.4g", time_solve) << " s)\n";
   out << "real-time rate   " << Format("%.4g", real_time_rate()) << "x\n";
-  out << "iterations       mean " << Format("%.3g", iterations_mean()) << ", max " << iterations_max << "\n";
+  out << "iterations       mean " << Format("%.3g", iterations_mean()) << ", max " << iterations_max << " ("
+      << secant_iterations << " with the secant safeguard)\n";
   out << "retried steps    " << retried_steps << " (failed solves " << failed_solves << ")\n";
   out << "contacts         mean " << Format("%.4g", contacts_mean()) << ", max " << contacts_max << "\n";
   if (solves > 0) {
@@ -140,6 +141,7 @@ StepInfo Simulator::Step() {
   stats_.time_solve += info.time_solve;
   stats_.iterations_total += info.iterations;
   stats_.iterations_max = std::max(stats_.iterations_max, info.iterations);
+  stats_.secant_iterations += info.secant_iterations;
   stats_.contacts_total += info.contacts;
   stats_.contacts_max = std::max(stats_.contacts_max, info.contacts);
   if (info.substeps > 1) stats_.retried_steps += 1;
@@ -214,6 +216,7 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
   builder_.SetTimeStep(h, &problem_);
   problem_.delta0 = delta_start_;
   info->iterations = 0;
+  info->secant_iterations = 0;
   const Eigen::VectorXd& tau = builder_.generalized_forces();
   const Eigen::VectorXd& damping = builder_.implicit_damping();
   for (int s = 0; s < substeps; ++s) {
@@ -229,6 +232,7 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
     info->solves += 1;
     info->structure_reuses += result_.summary.structure_reused;
     info->iterations += result_.summary.iterations;
+    info->secant_iterations += result_.summary.secant_iterations;
     if (!result_.ok()) return false;
     v_work_ = result_.v;
     problem_.delta0 -= h * result_.vn;

@@ -63,6 +63,10 @@ bool Options::IsValid(std::string* error) const {
     os << "Options.max_iterations: must be ≥ 1, got " << max_iterations;
   } else if (!(max_angle > 0.0 && max_angle < M_PI)) {
     os << "Options.max_angle: must be in (0, π) rad, got " << max_angle;
+  } else if (!(secant_entry_alpha > 0.0 && secant_entry_alpha <= 1.0)) {
+    os << "Options.secant_entry_alpha: must be in (0, 1], got " << secant_entry_alpha;
+  } else if (!(secant_exit_factor >= 1.0) || !std::isfinite(secant_exit_factor)) {
+    os << "Options.secant_exit_factor: must be finite and ≥ 1 (a multiple of v_s), got " << secant_exit_factor;
   } else if (max_krylov_iterations < 1) {
     os << "Options.max_krylov_iterations: must be ≥ 1, got " << max_krylov_iterations;
   } else if (dense_threshold < 0) {

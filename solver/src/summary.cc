@@ -22,9 +22,9 @@ std::string Format(const char* format, ...) {
 std::string Summary::BriefReport() const {
   const double vt = vt_residual.empty() ? 0.0 : vt_residual.back();
   const double vn = vn_residual.empty() ? 0.0 : vn_residual.back();
-  return Format("TAMSI %s: %s, %d iterations, |dvt| %.2e m/s, |dvn| %.2e m/s, nv %d, nc %d, %s, %.3g ms",
-                ToString(coupling), ToString(status), iterations, vt, vn, num_velocities, num_contacts,
-                ToString(linear_solver_used), 1e3 * time_total);
+  return Format("TAMSI %s: %s, %d iterations (%d secant), |dvt| %.2e m/s, |dvn| %.2e m/s, nv %d, nc %d, %s, %.3g ms",
+                ToString(coupling), ToString(status), iterations, secant_iterations, vt, vn, num_velocities,
+                num_contacts, ToString(linear_solver_used), 1e3 * time_total);
 }
 
 std::string Summary::FullReport() const {
@@ -41,7 +41,7 @@ std::string Summary::FullReport() const {
   out += Format("  %-28s %d / %d\n", "threads given/used", num_threads_given, num_threads_used);
   out += Format("  %-28s %d (largest: %d velocities)\n", "islands", num_islands, largest_island);
   out += Format("  %-28s %s\n", "structure reused", structure_reused ? "yes" : "no");
-  out += Format("  %-28s %d\n", "iterations", iterations);
+  out += Format("  %-28s %d (%d with secant islands)\n", "iterations", iterations, secant_iterations);
   out += Format("  %-28s %d symbolic, %d numeric\n", "factorizations", symbolic_factorizations, numeric_factorizations);
   out += Format("  %-28s %d solves, %d iterations\n", "GMRES on kept factorizations", krylov_solves, krylov_iterations);
   out += Format("  %-28s %d\n", "stick/slip transitions", stick_slip_transitions);
@@ -54,10 +54,11 @@ std::string Summary::FullReport() const {
                                                    {"line search", time_line_search},
                                                    {"total", time_total}};
   for (const auto& [name, seconds] : phases) out += Format("    %-26s %10.3f\n", name, 1e3 * seconds);
-  out += "  iter   |dvt| (m/s)   |dvn| (m/s)   alpha      TALS-limited  line-search-evals  TALS-fallbacks\n";
+  out += "  iter   |dvt| (m/s)   |dvn| (m/s)   alpha      TALS-limited  line-search-evals  TALS-fallbacks  secant-islands\n";
   for (size_t k = 0; k < vt_residual.size(); ++k)
-    out += Format("  %4zu   %11.3e   %11.3e   %9.3e  %12d  %17d  %14d\n", k + 1, vt_residual[k], vn_residual[k],
-                  alpha[k], tals_limited_contacts[k], line_search_evaluations[k], tals_fallbacks[k]);
+    out += Format("  %4zu   %11.3e   %11.3e   %9.3e  %12d  %17d  %14d  %14d\n", k + 1, vt_residual[k], vn_residual[k],
+                  alpha[k], tals_limited_contacts[k], line_search_evaluations[k], tals_fallbacks[k],
+                  secant_islands[k]);
   return out;
 }
 

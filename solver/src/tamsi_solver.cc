@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <utility>
 
@@ -51,6 +52,7 @@ void ResetSummary(int max_iterations, Summary* s) {
   keep(&s->tals_limited_contacts, &fresh.tals_limited_contacts);
   keep(&s->line_search_evaluations, &fresh.line_search_evaluations);
   keep(&s->tals_fallbacks, &fresh.tals_fallbacks);
+  keep(&s->secant_islands, &fresh.secant_islands);
   s->message.clear();
   fresh.message = std::move(s->message);
   *s = std::move(fresh);
@@ -69,6 +71,8 @@ struct IslandSolver {
   bool refactor{false};      // the kept factorization no longer preconditions well
   int krylov_iterations{0};  // in this iteration
   bool done{false};
+  /// Secant safeguard phase (Options::secant_safeguard): Newton until a cut step, secant, then Newton to the end.
+  enum class Phase { kNewton, kSecant, kFinalNewton } phase{Phase::kNewton};
   Status status{Status::kMaxIterationsReached};
   std::string message;
   Eigen::VectorXd values, rhs, dv;
@@ -88,7 +92,8 @@ struct TamsiSolver::Impl {
   internal::IslandPartition partition;
   std::vector<IslandSolver> islands;
   Eigen::VectorXd v, vt_first, dv, dvn, dvt;
-  std::vector<int> active;  // islands still iterating
+  std::vector<int> active;      // islands still iterating
+  std::vector<std::uint8_t> secant;  // per contact: secant friction block (its island is in the secant phase)
 };
 
 TamsiSolver::TamsiSolver(const Options& options) { set_options(options); }
@@ -206,7 +211,9 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   for (IslandSolver& island : w.islands) {
     island.done = false;
     island.status = Status::kMaxIterationsReached;
+    island.phase = IslandSolver::Phase::kNewton;
   }
+  w.secant.assign(nc, 0);
   w.dv.resize(nv);
   w.dvn.resize(nc);
   w.dvt.resize(2 * nc);
@@ -310,9 +317,28 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       if (!w.islands[k].done) active.push_back(k);
     if (active.empty()) break;
 
+    // Secant safeguard: each island's phase from its previous iteration's α and ‖Δvt‖.
+    int secant_islands = 0;
+    if (o.secant_safeguard && iteration > 0) {
+      const double exit = o.secant_exit_factor * o.stiction_tolerance;
+      for (int k : active) {
+        IslandSolver& I = w.islands[k];
+        const IslandSolver::Phase before = I.phase;
+        if (I.phase == IslandSolver::Phase::kNewton && I.alpha < o.secant_entry_alpha && I.vt_residual > exit)
+          I.phase = IslandSolver::Phase::kSecant;
+        else if (I.phase == IslandSolver::Phase::kSecant && I.vt_residual <= exit)
+          I.phase = IslandSolver::Phase::kFinalNewton;
+        if (I.phase != before) {
+          const std::uint8_t flag = I.phase == IslandSolver::Phase::kSecant;
+          for (int c = P.contact_ptr[k]; c < P.contact_ptr[k + 1]; ++c) w.secant[P.contacts[c]] = flag;
+        }
+        secant_islands += I.phase == IslandSolver::Phase::kSecant;
+      }
+    }
+
     // Residual r(v) = M v − p* − h (Jnᵀ π + Jtᵀ ft) (eq. 21; eq. 12 with π frozen) and the Newton matrix.
     t = Clock::now();
-    system.Evaluate(v);
+    system.Evaluate(v, secant_islands > 0 ? w.secant.data() : nullptr);
     if (iteration == 0) w.vt_first = system.vt();
     s.time_residual += Seconds(t);
     if (!system.residual().allFinite()) return finish(Status::kNonFiniteValues);
@@ -350,6 +376,8 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     s.tals_limited_contacts.push_back(limited);
     s.line_search_evaluations.push_back(evaluations);
     s.tals_fallbacks.push_back(fallbacks);
+    s.secant_islands.push_back(secant_islands);
+    s.secant_iterations += secant_islands > 0;
     s.iterations = iteration + 1;
     for (int k : active) {
       IslandSolver& I = w.islands[k];

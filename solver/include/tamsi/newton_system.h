@@ -11,6 +11,7 @@
 #include <tamsi/kernels/parallel.h>
 
 #include <Eigen/Core>
+#include <cstdint>
 #include <vector>
 
 namespace tamsi {
@@ -31,8 +32,10 @@ class NewtonSystem {
   bool Reset(const ContactProblem& problem);
 
   /// Contact velocities, forces and residual r(v) = M v − p* − h (Jnᵀ π + Jtᵀ ft) (N·s) at v (nv, m/s).
-  void Evaluate(const Eigen::VectorXd& v);
-  /// Fills values() with the Newton matrix ∂r/∂v at the last Evaluate()d v.
+  /// `secant` (nc flags, or nullptr): sliding contacts whose block in the next Assemble() is the secant friction
+  /// stiffness instead of the tangent (kernels::CalcContactForces); the residual does not depend on it.
+  void Evaluate(const Eigen::VectorXd& v, const std::uint8_t* secant = nullptr);
+  /// Fills values() with the Newton matrix ∂r/∂v at the last Evaluate()d v (with secant blocks where asked).
   void Assemble();
 
   const Eigen::VectorXd& residual() const { return residual_; }

@@ -88,6 +88,19 @@ struct Options {
   LineSearch line_search{LineSearch::kExact};
   /// TALS angular limit θ_max (rad), in (0, π).
   double max_angle{1.0471975511965976};
+  /// Secant safeguard (a globalization beyond the paper, for islands with many simultaneous stick–slip
+  /// transitions, where one transitioning contact cuts every step and Newton crawls). An island whose step was cut
+  /// to α < secant_entry_alpha while max ‖Δvt,i‖ > secant_exit_factor · v_s enters a secant phase: its sliding
+  /// contacts get the secant friction stiffness (π μ̃/‖vt‖) I in place of the tangent of eq. 16, whose missing
+  /// stiffness along the slip makes Newton steps overshoot across the stiction disk (kernels::CalcContactForces).
+  /// The phase ends, for the rest of the solve, once max ‖Δvt,i‖ ≤ secant_exit_factor · v_s; the island then
+  /// finishes with the Newton matrix of eq. 23 (eq. 17), so the converged v and the final convergence rate are
+  /// Newton's. Solves whose steps are not cut never enter it. Off: the paper's iteration.
+  bool secant_safeguard{true};
+  /// α below which the secant phase starts, in (0, 1].
+  double secant_entry_alpha{0.5};
+  /// ‖Δvt‖ (in units of v_s) above which the secant phase starts and below which it ends, ≥ 1.
+  double secant_exit_factor{30.0};
   /// Solve each island (connected component of the Newton matrix's graph: velocities coupled through M or a shared
   /// contact) with its own factorization, TALS α and convergence test, islands in parallel. Off: one Newton
   /// iteration over the whole system with a global α (the paper's formulation). Both meet the same tolerance.
@@ -124,6 +137,10 @@ struct Summary {
   /// Δv was not a descent direction of the potential, so TALS alone set α.
   std::vector<int> line_search_evaluations;
   std::vector<int> tals_fallbacks;
+  /// Per iteration: islands whose Newton matrix had secant friction blocks (Options::secant_safeguard), and the
+  /// number of iterations where any had (0: the paper's Newton iteration throughout).
+  std::vector<int> secant_islands;
+  int secant_iterations{0};
   /// Islands solved, and the velocities of the largest.
   int num_islands{0};
   int largest_island{0};

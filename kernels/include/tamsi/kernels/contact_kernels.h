@@ -6,6 +6,7 @@
 #include <tamsi/kernels/parallel.h>
 
 #include <Eigen/Core>
+#include <cstdint>
 
 namespace tamsi {
 
@@ -56,10 +57,18 @@ double ContactPower(const ContactModel& model, double k, double d, double mu, do
 /// the Newton matrix is M + h Σᵢ Jcᵢᵀ Bᵢ Jcᵢ with Jcᵢ = [Jnᵢ; Jtᵢ] (eq. 20, 22, 23; the one-way eq. 17 has only the
 /// tangential block). Sizes: k, d, mu, delta0, pi_frozen, vn, pi: nc; vt, ft: 2nc; blocks: 9nc. Resizes and overwrites
 /// outputs.
+///
+/// `secant` (nc entries, or nullptr for none): contacts whose sliding block (‖vt‖ > v_s) is the secant
+/// (π μ̃(s)/‖vt‖) I instead of the tangent of eq. 16, i.e. without its s g' v̂v̂ᵀ term. The tangent has no stiffness
+/// along the slip direction v̂ (linear regularization) or a reduced one (smooth), so a Newton step that reverses a
+/// slip overshoots far across the stiction disk; the secant is the curvature of a quadratic majorizer of the
+/// friction potential μπ Φ(‖vt‖) (iteratively reweighted least squares), whose step does not. Stiction blocks and
+/// the forces themselves are unchanged. Used by TamsiSolver's secant safeguard (Options::secant_safeguard).
 void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, const Eigen::VectorXd& k,
                        const Eigen::VectorXd& d, const Eigen::VectorXd& mu, const Eigen::VectorXd& delta0,
                        const Eigen::VectorXd& pi_frozen, const Eigen::VectorXd& vn, const Eigen::VectorXd& vt,
-                       Eigen::VectorXd* pi, Eigen::VectorXd* ft, Eigen::VectorXd* blocks);
+                       Eigen::VectorXd* pi, Eigen::VectorXd* ft, Eigen::VectorXd* blocks,
+                       const std::uint8_t* secant = nullptr);
 
 /// TALS for one contact (Sec. III-A): the largest α ∈ (0, 1] for the update vt + α Δvt.
 /// - From stiction (‖vt‖ ≤ v_s): α = 1; the Newton matrix is accurate there.

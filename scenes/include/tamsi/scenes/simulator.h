@@ -48,6 +48,8 @@ struct StepInfo {
   int substeps{1};
   /// Newton iterations of the successful attempt, summed over its substeps (MuJoCo: its solver iterations).
   int iterations{0};
+  /// Of those, iterations in which the secant safeguard acted (Summary::secant_iterations).
+  int secant_iterations{0};
   int contacts{0};
   /// Solves that failed before the successful attempt.
   int failed_solves{0};
@@ -67,6 +69,8 @@ struct RunStatistics {
   double time_frontend{0.0}, time_solve{0.0};
   long long iterations_total{0};
   int iterations_max{0};
+  /// Newton iterations in which the secant safeguard acted (TamsiSolver's Summary::secant_iterations).
+  long long secant_iterations{0};
   /// Steps that needed substeps, and solves that failed (each retry counts one).
   long long retried_steps{0}, failed_solves{0};
   long long contacts_total{0};
