@@ -90,5 +90,39 @@ TEST(FrictionSlope, LinearIsTheEquation7Ramp) {
   EXPECT_DOUBLE_EQ(0.4 * RegularizedFrictionSlope(0.8, 0.4, FrictionRegularization::kLinear).g, 0.8 * 0.4);
 }
 
+// Secant blocks (the solver's safeguard): a sliding contact's tangential block becomes (π μ̃(s)/‖vt‖) I, without the
+// tangent's s g' v̂v̂ᵀ term; stiction blocks, the W_tn column and the forces are those of eq. 6, 16, 22.
+TEST(CalcContactForces, SecantBlocksAreIsotropicForSlidingContactsOnly) {
+  const ThreadBudget budget(1);
+  for (FrictionRegularization regularization : {FrictionRegularization::kLinear, FrictionRegularization::kSmooth}) {
+    SCOPED_TRACE(static_cast<int>(regularization));
+    const ContactModel model{1e-3, kVs, regularization, true};
+    const Eigen::VectorXd k = Eigen::VectorXd::Constant(2, 1e5), d = Eigen::VectorXd::Constant(2, 2.0);
+    const Eigen::VectorXd mu = Eigen::VectorXd::Constant(2, 0.6), delta0 = Eigen::VectorXd::Constant(2, 1e-3);
+    const Eigen::VectorXd frozen = Eigen::VectorXd::Zero(2), vn = Eigen::VectorXd::Constant(2, -0.01);
+    Eigen::VectorXd vt(4);
+    vt << 0.3 * kVs, -0.4 * kVs, 0.03, -0.04;  // contact 0 in stiction, contact 1 sliding at 0.05 m/s
+    Eigen::VectorXd pi, ft, tangent, secant_blocks, pi_s, ft_s;
+    CalcContactForces(budget, model, k, d, mu, delta0, frozen, vn, vt, &pi, &ft, &tangent);
+    const std::uint8_t all[2] = {1, 1};
+    CalcContactForces(budget, model, k, d, mu, delta0, frozen, vn, vt, &pi_s, &ft_s, &secant_blocks, all);
+    EXPECT_EQ(pi_s, pi);
+    EXPECT_EQ(ft_s, ft);
+    EXPECT_EQ(secant_blocks.head<9>(), tangent.head<9>());
+    using Block = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>;
+    const Block Bt(tangent.data() + 9), Bs(secant_blocks.data() + 9);
+    EXPECT_EQ(Bs.col(0), Bt.col(0));
+    const double expected = pi[1] * 0.6 / 0.05;  // π μ / ‖vt‖ (μ̃ = μ when sliding)
+    EXPECT_NEAR(Bs(1, 1), expected, 1e-12 * expected);
+    EXPECT_NEAR(Bs(2, 2), expected, 1e-12 * expected);
+    EXPECT_EQ(Bs(1, 2), 0.0);
+    // The tangent's stiffness along the slip v̂ is zero (linear) or reduced (smooth); across v̂ both are the secant.
+    const Eigen::Vector2d slip = vt.tail<2>().normalized(), across(-slip.y(), slip.x());
+    const Eigen::Matrix2d Tt = Bt.block<2, 2>(1, 1);
+    EXPECT_LT(slip.dot(Tt * slip), 0.5 * expected);
+    EXPECT_NEAR(across.dot(Tt * across), expected, 1e-9 * expected);
+  }
+}
+
 }  // namespace
 }  // namespace tamsi::kernels

@@ -262,6 +262,8 @@ TEST(Options, InvalidFieldsAreNamed) {
   expect_error([](Options& o) { o.relative_tolerance = 1.5; }, "relative_tolerance");
   expect_error([](Options& o) { o.max_iterations = 0; }, "max_iterations");
   expect_error([](Options& o) { o.max_angle = 4; }, "max_angle");
+  expect_error([](Options& o) { o.secant_entry_alpha = 0; }, "secant_entry_alpha");
+  expect_error([](Options& o) { o.secant_exit_factor = 0.5; }, "secant_exit_factor");
   expect_error([](Options& o) { o.linear_solver = LinearSolverType::kCholmod; }, "linear_solver");
   std::string error;
   EXPECT_TRUE(Options().IsValid(&error));
