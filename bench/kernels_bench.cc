@@ -10,6 +10,8 @@
 #include <tamsi/kernels/parallel.h>
 #include <tamsi/synthetic/synthetic_problems.h>
 
+#include "thread_counts.h"
+
 namespace tamsi {
 namespace {
 
@@ -140,10 +142,12 @@ void BM_EigenSparseJacobianMultiply(benchmark::State& state) {
   state.counters["nnz"] = static_cast<double>(f.problem.Jn.nonZeros() + f.problem.Jt.nonZeros());
 }
 
+/// nc = 1,000 … 100,000 at 1 and 2 threads; at nc = 100,000 also 4, 8, … up to the hardware threads.
 void ContactsAndThreads(benchmark::internal::Benchmark* b) {
   b->ArgNames({"nc", "threads"});
   for (int nc : {1000, 10000, 100000})
-    for (int threads : {1, 2}) b->Args({nc, threads});
+    for (int threads : bench::ThreadCounts())
+      if (threads <= 2 || nc == 100000) b->Args({nc, threads});
 }
 
 BENCHMARK(BM_ContactForces)->Apply(ContactsAndThreads);

@@ -11,13 +11,17 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
+
+#include "thread_counts.h"
 
 namespace tamsi::scenes {
 namespace {
 
-SimulatorOptions OptionsFor(int engine, const Scene& scene) {
+SimulatorOptions OptionsFor(int engine, const Scene& scene, int threads = 1) {
   SimulatorOptions options;
+  options.solver.num_threads = threads;
   options.engine = engine == 0 ? Engine::kTamsi : Engine::kMujoco;
   options.mujoco_solver = engine == 1 ? mjSOL_NEWTON : engine == 2 ? mjSOL_CG : -1;
   options.contact = scene.contact;
@@ -74,9 +78,9 @@ Scene PileScene(int n) {
   return LoadScene(std::string(TAMSI_SHARED_PILES_DIR) + "/settled_pile_N" + std::to_string(n) + ".xml");
 }
 
-std::unique_ptr<Simulator>& CachedPile(int n, int engine) {
-  static std::map<std::pair<int, int>, std::unique_ptr<Simulator>> cache;
-  auto& sim = cache[{n, engine}];
+std::unique_ptr<Simulator>& CachedPile(int n, int engine, int threads) {
+  static std::map<std::tuple<int, int, int>, std::unique_ptr<Simulator>> cache;
+  auto& sim = cache[{n, engine, threads}];
   if (!sim) {
     Scene scene = PileScene(n);
     if (n <= 100) {
@@ -85,17 +89,19 @@ std::unique_ptr<Simulator>& CachedPile(int n, int engine) {
       Settle(&settler, 1e-2, 3.0);
       for (int k = 0; k < scene.model->nq; ++k) scene.model->qpos0[k] = settler.data().qpos[k];
     }
-    sim = std::make_unique<Simulator>(std::move(scene.model), OptionsFor(engine, scene), -1);
+    sim = std::make_unique<Simulator>(std::move(scene.model), OptionsFor(engine, scene, threads), -1);
   }
   return sim;
 }
 
+/// Arguments: N, engine, and the TAMSI thread budget (1 for MuJoCo, which is serial).
 void BM_ClutterBinStep(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   const int engine = static_cast<int>(state.range(1));
+  const int threads = static_cast<int>(state.range(2));
   std::unique_ptr<Simulator>* sim = nullptr;
   try {
-    sim = &CachedPile(n, engine);
+    sim = &CachedPile(n, engine, threads);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
@@ -112,10 +118,16 @@ void BM_ClutterBinStep(benchmark::State& state) {
   ReportStatistics(state, (*sim)->statistics(), engine);
   state.counters["nv"] = (*sim)->model().nv;
 }
-BENCHMARK(BM_ClutterBinStep)
-    ->ArgNames({"N", "engine"})
-    ->ArgsProduct({{100, 500, 1000, 3000}, {0, 1, 2}})
-    ->Unit(benchmark::kMillisecond);
+void PilesAndEngines(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"N", "engine", "threads"})->Unit(benchmark::kMillisecond);
+  for (int n : {100, 500, 1000, 3000}) {
+    for (int engine : {0, 1, 2}) b->Args({n, engine, 1});
+    // TAMSI's thread scaling on the piles: 2, 4, … up to the hardware threads.
+    for (int threads : bench::ThreadCounts())
+      if (threads > 1 && n >= 500) b->Args({n, 0, threads});
+  }
+}
+BENCHMARK(BM_ClutterBinStep)->Apply(PilesAndEngines);
 
 }  // namespace
 }  // namespace tamsi::scenes

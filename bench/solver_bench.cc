@@ -13,6 +13,8 @@
 
 #include <string>
 
+#include "thread_counts.h"
+
 namespace tamsi {
 namespace {
 
@@ -87,14 +89,14 @@ void BM_TamsiSolveSpheresSlidingDense(benchmark::State& state) {
 }
 
 /// N = 10 … 10,000 (400: nv = 2,400 as the largest dense case) with two-way and one-way at 1 thread, and two-way at 2
-/// threads.
+/// threads; at N = 10,000 also two-way at 4, 8, … up to the hardware threads.
 void Sizes(benchmark::internal::Benchmark* b, int max_n) {
   b->ArgNames({"N", "threads", "oneway"})->Unit(benchmark::kMillisecond);
   for (int n : {10, 30, 100, 300, 400, 1000, 3000, 10000}) {
     if (n > max_n) break;
-    b->Args({n, 1, 0});
     b->Args({n, 1, 1});
-    b->Args({n, 2, 0});
+    for (int threads : bench::ThreadCounts())
+      if (threads <= 2 || n == 10000) b->Args({n, threads, 0});
   }
 }
 void LargeSizes(benchmark::internal::Benchmark* b) { Sizes(b, 10000); }
