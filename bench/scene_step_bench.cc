@@ -52,15 +52,7 @@ void BM_GripperMugShakeRun(benchmark::State& state) {
     Simulator sim(std::move(scene.model), options, 0, scene.controller);
     state.ResumeTiming();
     while (sim.time() < 5.0 - 1e-9) sim.Step();
-    const RunStatistics& stats = sim.statistics();
-    total.steps += stats.steps;
-    total.sim_time += stats.sim_time;
-    total.wall_time += stats.wall_time;
-    total.time_frontend += stats.time_frontend;
-    total.time_solve += stats.time_solve;
-    total.iterations_total += stats.iterations_total;
-    total.contacts_total += stats.contacts_total;
-    total.retried_steps += stats.retried_steps;
+    total += sim.statistics();
   }
   ReportStatistics(state, total, engine);
   state.counters["real_time_rate"] = total.real_time_rate();

@@ -1,5 +1,6 @@
 #include <tamsi/scenes/simulator.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -42,6 +43,24 @@ constexpr int kMujocoFatalWarnings[] = {mjWARN_CONTACTFULL, mjWARN_CNSTRFULL, mj
                                         mjWARN_BADQACC};
 
 }  // namespace
+
+RunStatistics& RunStatistics::operator+=(const RunStatistics& other) {
+  steps += other.steps;
+  sim_time += other.sim_time;
+  wall_time += other.wall_time;
+  time_frontend += other.time_frontend;
+  time_solve += other.time_solve;
+  iterations_total += other.iterations_total;
+  iterations_max = std::max(iterations_max, other.iterations_max);
+  secant_iterations += other.secant_iterations;
+  retried_steps += other.retried_steps;
+  failed_solves += other.failed_solves;
+  contacts_total += other.contacts_total;
+  solves += other.solves;
+  structure_reuses += other.structure_reuses;
+  contacts_max = std::max(contacts_max, other.contacts_max);
+  return *this;
+}
 
 std::string RunStatistics::Report() const {
   std::ostringstream out;

@@ -4,6 +4,7 @@
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -224,6 +225,25 @@ TEST(ClutterBin, DroppedPileConvergesWithoutRetries) {
   EXPECT_EQ(stats.retried_steps, 0);
   EXPECT_EQ(stats.failed_solves, 0);
   EXPECT_GT(stats.secant_iterations, 0);
+}
+
+TEST(RunStatistics, TotalsSumCountsAndTakeMaxima) {
+  RunStatistics total;
+  std::vector<RunStatistics> runs;
+  for (double duration : {0.3, 0.6}) {
+    auto sim = MakeSimulator(LoadScene("box_stick_slip"));
+    while (sim->time() < duration - 1e-9) sim->Step();
+    runs.push_back(sim->statistics());
+    total += sim->statistics();
+  }
+  EXPECT_EQ(total.steps, runs[0].steps + runs[1].steps);
+  EXPECT_EQ(total.iterations_total, runs[0].iterations_total + runs[1].iterations_total);
+  EXPECT_EQ(total.solves, runs[0].solves + runs[1].solves);
+  EXPECT_EQ(total.structure_reuses, runs[0].structure_reuses + runs[1].structure_reuses);
+  EXPECT_EQ(total.iterations_max, std::max(runs[0].iterations_max, runs[1].iterations_max));
+  EXPECT_EQ(total.contacts_max, std::max(runs[0].contacts_max, runs[1].contacts_max));
+  EXPECT_DOUBLE_EQ(total.sim_time, runs[0].sim_time + runs[1].sim_time);
+  EXPECT_GT(runs[1].steps, runs[0].steps);
 }
 
 TEST(SceneLibrary, UnknownNamesAndMissingFilesAreRejected) {

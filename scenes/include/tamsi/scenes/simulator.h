@@ -82,6 +82,8 @@ struct RunStatistics {
   double contacts_mean() const { return steps ? static_cast<double>(contacts_total) / steps : 0.0; }
   /// Simulated seconds per wall-clock second.
   double real_time_rate() const { return wall_time > 0 ? sim_time / wall_time : 0.0; }
+  /// Adds another run's statistics (counts and times summed, maxima taken), e.g. to total several runs.
+  RunStatistics& operator+=(const RunStatistics& other);
   /// The end-of-run summary: steps, sim time, wall time, real-time rate, iterations mean/max, retried and failed,
   /// contacts mean/max, front-end and solve time. Several lines, each ending in '\n'.
   std::string Report() const;
