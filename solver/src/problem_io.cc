@@ -161,6 +161,8 @@ std::string ResultToJson(const Result& r) {
                   {"tals_limited_contacts", s.tals_limited_contacts},
                   {"line_search_evaluations", s.line_search_evaluations},
                   {"tals_fallbacks", s.tals_fallbacks},
+                  {"secant_islands", s.secant_islands},
+                  {"secant_iterations", s.secant_iterations},
                   {"line_search", ToString(s.line_search)},
                   {"stick_slip_transitions", s.stick_slip_transitions},
                   {"nv", s.num_velocities},
