@@ -54,11 +54,12 @@ std::string Summary::FullReport() const {
                                                    {"line search", time_line_search},
                                                    {"total", time_total}};
   for (const auto& [name, seconds] : phases) out += Format("    %-26s %10.3f\n", name, 1e3 * seconds);
-  out += "  iter   |dvt| (m/s)   |dvn| (m/s)   alpha      TALS-limited  line-search-evals  TALS-fallbacks  secant-islands\n";
+  out +=
+      "  iter   |dvt| (m/s)   |dvn| (m/s)   alpha      TALS-limited  line-search-evals  TALS-fallbacks  "
+      "secant-islands\n";
   for (size_t k = 0; k < vt_residual.size(); ++k)
     out += Format("  %4zu   %11.3e   %11.3e   %9.3e  %12d  %17d  %14d  %14d\n", k + 1, vt_residual[k], vn_residual[k],
-                  alpha[k], tals_limited_contacts[k], line_search_evaluations[k], tals_fallbacks[k],
-                  secant_islands[k]);
+                  alpha[k], tals_limited_contacts[k], line_search_evaluations[k], tals_fallbacks[k], secant_islands[k]);
   return out;
 }
 

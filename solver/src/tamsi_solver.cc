@@ -92,7 +92,7 @@ struct TamsiSolver::Impl {
   internal::IslandPartition partition;
   std::vector<IslandSolver> islands;
   Eigen::VectorXd v, vt_first, dv, dvn, dvt;
-  std::vector<int> active;      // islands still iterating
+  std::vector<int> active;           // islands still iterating
   std::vector<std::uint8_t> secant;  // per contact: secant friction block (its island is in the secant phase)
 };
 

@@ -368,14 +368,13 @@ TEST_P(ThreadDeterminism, BitwiseIdenticalForAnyThreadCount) {
 
 INSTANTIATE_TEST_SUITE_P(
     Synthetic, ThreadDeterminism,
-    ::testing::Values(DeterminismCase{"StackTwoWay", &SphereStack, 3000, InitialMotion::kResting, Coupling::kTwoWay},
-                      DeterminismCase{"StackOneWay", &SphereStack, 3000, InitialMotion::kResting, Coupling::kOneWay},
-                      DeterminismCase{"SpheresSlidingTwoWay", &SpheresOnPlane, 3000, InitialMotion::kSliding,
-                                      Coupling::kTwoWay},
-                      DeterminismCase{"BoxesSlidingTwoWay", &BoxGrid, 750, InitialMotion::kSliding, Coupling::kTwoWay},
-                      DeterminismCase{"TowersSlidingTwoWay", &SphereStack, 3000, InitialMotion::kSliding,
-                                      Coupling::kTwoWay},
-                      DeterminismCase{"BoxesSlidingOneWay", &BoxGrid, 750, InitialMotion::kSliding, Coupling::kOneWay}),
+    ::testing::Values(
+        DeterminismCase{"StackTwoWay", &SphereStack, 3000, InitialMotion::kResting, Coupling::kTwoWay},
+        DeterminismCase{"StackOneWay", &SphereStack, 3000, InitialMotion::kResting, Coupling::kOneWay},
+        DeterminismCase{"SpheresSlidingTwoWay", &SpheresOnPlane, 3000, InitialMotion::kSliding, Coupling::kTwoWay},
+        DeterminismCase{"BoxesSlidingTwoWay", &BoxGrid, 750, InitialMotion::kSliding, Coupling::kTwoWay},
+        DeterminismCase{"TowersSlidingTwoWay", &SphereStack, 3000, InitialMotion::kSliding, Coupling::kTwoWay},
+        DeterminismCase{"BoxesSlidingOneWay", &BoxGrid, 750, InitialMotion::kSliding, Coupling::kOneWay}),
     [](const ::testing::TestParamInfo<DeterminismCase>& info) { return std::string(info.param.name); });
 
 struct BackendCase {
