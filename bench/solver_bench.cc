@@ -20,18 +20,16 @@ namespace {
 
 using Generator = synthetic::SyntheticProblem (*)(int, std::uint64_t, const synthetic::SyntheticOptions&);
 
-/// Arguments: N, threads, one-way (0/1), and for BM_TamsiSolveTowerSliding only a fourth, line_search (0: the
-/// default LineSearch::kExact, 1: the paper's LineSearch::kTals). Counters: nv, nc, nnz (Newton matrix), iterations,
-/// converged (1 when the solve succeeded: a step that hits the iteration cap is timed too, and says so).
+/// Arguments: N, threads, one-way (0/1); `solver_options` gives the rest (line search, safeguard, cap). Counters: nv,
+/// nc, nnz (Newton matrix), iterations, secant (iterations with the secant safeguard), converged (1 when the solve
+/// succeeded: a step that hits the iteration cap is timed too, and says so).
 void RunSolve(benchmark::State& state, Generator generate, synthetic::SyntheticOptions options,
-              LinearSolverType backend, LineSearch line_search = LineSearch::kExact) {
+              LinearSolverType backend, Options solver_options = Options()) {
   const int n = static_cast<int>(state.range(0));
   const ContactProblem problem = generate(n, 1, options).problem;
-  Options solver_options;
   solver_options.num_threads = static_cast<int>(state.range(1));
   solver_options.coupling = state.range(2) ? Coupling::kOneWay : Coupling::kTwoWay;
   solver_options.linear_solver = backend;
-  solver_options.line_search = line_search;
   TamsiSolver solver(solver_options);
   Result result;
   for (auto _ : state) {
@@ -43,6 +41,7 @@ void RunSolve(benchmark::State& state, Generator generate, synthetic::SyntheticO
   state.counters["nc"] = s.num_contacts;
   state.counters["nnz"] = static_cast<double>(s.newton_matrix_nnz);
   state.counters["iterations"] = s.iterations;
+  state.counters["secant"] = s.secant_iterations;
   state.counters["converged"] = s.status == Status::kSuccess;
   state.counters["symbolic"] = s.symbolic_factorizations;
   state.counters["ms_numeric"] = 1e3 * s.time_numeric;
@@ -73,9 +72,16 @@ void BM_TamsiSolveStackSliding(benchmark::State& state) {
 }
 /// One tower of N spheres sliding over each other: one island of N coupled stick–slip transitions, where plain TALS
 /// is expected to struggle (DESIGN.md: convergence where a dense TAMSI with plain TALS fails, from ~200 bodies).
+/// Fourth argument line_search (0: the default LineSearch::kExact, 1: the paper's LineSearch::kTals); fifth,
+/// safeguard (1: the default secant safeguard; 0: the paper's iteration, capped at 500 iterations instead of 100 so
+/// that its iteration count is measured rather than cut off).
 void BM_TamsiSolveTowerSliding(benchmark::State& state) {
+  Options options;
+  options.line_search = state.range(3) ? LineSearch::kTals : LineSearch::kExact;
+  options.secant_safeguard = state.range(4) != 0;
+  if (!options.secant_safeguard) options.max_iterations = 500;
   RunSolve(state, &synthetic::SphereStack, Motion(synthetic::InitialMotion::kSliding), LinearSolverType::kAuto,
-           state.range(3) ? LineSearch::kTals : LineSearch::kExact);
+           options);
 }
 void BM_TamsiSolveBoxesSliding(benchmark::State& state) {
   RunSolve(state, &synthetic::BoxGrid, Motion(synthetic::InitialMotion::kSliding), LinearSolverType::kAuto);
@@ -101,14 +107,17 @@ void Sizes(benchmark::internal::Benchmark* b, int max_n) {
 }
 void LargeSizes(benchmark::internal::Benchmark* b) { Sizes(b, 10000); }
 void SlidingStackSizes(benchmark::internal::Benchmark* b) { Sizes(b, 1000); }
-/// The sliding tower, N = 10 … 1,000, two-way and one-way at 1 thread, with the exact line search and with TALS.
+/// The sliding tower at 1 thread: N = 10 … 1,000, two-way and one-way, exact line search and TALS, with the safeguard;
+/// two-way without it (the paper's iteration) at the same N; two-way exact with it at N = 3,000 and 10,000.
 void TowerSlidingSizes(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"N", "threads", "oneway", "line_search"})->Unit(benchmark::kMillisecond);
+  b->ArgNames({"N", "threads", "oneway", "line_search", "safeguard"})->Unit(benchmark::kMillisecond);
   for (int n : {10, 30, 100, 300, 400, 1000})
     for (int line_search : {0, 1}) {
-      b->Args({n, 1, 0, line_search});
-      b->Args({n, 1, 1, line_search});
+      b->Args({n, 1, 0, line_search, 1});
+      b->Args({n, 1, 1, line_search, 1});
+      b->Args({n, 1, 0, line_search, 0});
     }
+  for (int n : {3000, 10000}) b->Args({n, 1, 0, 0, 1});
 }
 /// nv = 6N up to 2,400.
 void DenseSizes(benchmark::internal::Benchmark* b) {
