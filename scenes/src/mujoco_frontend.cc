@@ -1,12 +1,15 @@
 #include <tamsi/scenes/mujoco_frontend.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 
 namespace tamsi::scenes {
@@ -32,6 +35,76 @@ double Seconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// MuJoCo 2.2.2's compiler steps the model once with its default sizes: nstack = 5 (njmax + nv)² mjtNums, an int that
+// overflows from nv ≈ 20,000 (a 3,500-body pile), and a constraint solve that allocates nv² on that stack. Both crash
+// inside mj_loadXML. The sizes the front end runs with anyway (ConfigureModelForTamsi: one constraint row, a
+// stack for the broad phase over every geom pair) are declared first under the root element, so a <size> of the
+// model's own still overrides them. The geom and body counts are estimated from the text (upper bounds for MJCF
+// without includes). MJCF that is not a <mujoco> document (URDF) is passed through unchanged.
+std::string WithLoaderSizes(const std::string& xml, const std::string& name) {
+  std::size_t root = 0;
+  while ((root = xml.find("<mujoco", root)) != std::string::npos) {
+    const std::size_t comment = xml.rfind("<!--", root);
+    const bool in_comment = comment != std::string::npos && xml.find("-->", comment) > root;
+    const char next = root + 7 < xml.size() ? xml[root + 7] : '\0';
+    if (!in_comment && (next == '>' || next == '/' || std::isspace(static_cast<unsigned char>(next)))) break;
+    root += 7;
+  }
+  if (root == std::string::npos) return xml;
+  char quote = '\0';
+  std::size_t end = root + 7;
+  for (; end < xml.size(); ++end) {
+    const char c = xml[end];
+    if (quote != '\0') {
+      if (c == quote) quote = '\0';
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '>') {
+      break;
+    }
+  }
+  if (end >= xml.size() || xml[end - 1] == '/') return xml;
+  auto count = [&xml](const char* tag) {
+    double n = 0;
+    for (std::size_t at = xml.find(tag); at != std::string::npos; at = xml.find(tag, at + 1)) n += 1;
+    return n;
+  };
+  const double geoms = count("<geom"), velocities = 6.0 * count("<body") + count("<joint");
+  const double stack = 1.0e5 + 20.0 * velocities + geoms * geoms;
+  if (stack * sizeof(mjtNum) > static_cast<double>(INT_MAX)) {
+    throw ModelLoadError("cannot load model '" + name + "': its ~" + std::to_string(static_cast<long>(geoms)) +
+                         " geoms need a collision stack beyond MuJoCo 2.2.2's 32-bit size");
+  }
+  const std::string sizes =
+      "<size njmax=\"1\" nconmax=\"1\" nstack=\"" + std::to_string(static_cast<long>(stack)) + "\"/>";
+  return xml.substr(0, end + 1) + sizes + xml.substr(end + 1);
+}
+
+// Compiles MJCF text through MuJoCo's VFS under `vfs_name` (a file name or path); `name` is for messages.
+ModelPtr LoadMjcf(const std::string& xml, const std::string& vfs_name, const std::string& name) {
+  const std::string sized = WithLoaderSizes(xml, name);
+  auto vfs = std::make_unique<mjVFS>();
+  mj_defaultVFS(vfs.get());
+  if (mj_makeEmptyFileVFS(vfs.get(), vfs_name.c_str(), static_cast<int>(sized.size())) != 0) {
+    throw ModelLoadError("cannot load model '" + name + "': MuJoCo's virtual file system refused it");
+  }
+  const int index = mj_findFileVFS(vfs.get(), vfs_name.c_str());
+  std::memcpy(vfs->filedata[index], sized.data(), sized.size());
+  char error[1024] = "";
+  mjModel* model = nullptr;
+  try {
+    model = mj_loadXML(vfs_name.c_str(), vfs.get(), error, sizeof(error));
+  } catch (const MujocoError& e) {
+    mj_deleteVFS(vfs.get());
+    throw ModelLoadError("cannot load model '" + name + "': " + e.what());
+  }
+  mj_deleteVFS(vfs.get());
+  if (model == nullptr) {
+    throw ModelLoadError("cannot load model '" + name + "': " + (error[0] ? error : "unknown MuJoCo error"));
+  }
+  return ModelPtr(model);
+}
+
 }  // namespace
 
 void InstallMujocoHandlers() {
@@ -50,42 +123,18 @@ ModelPtr LoadModelFromFile(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw ModelLoadError("model file '" + path + "' does not exist or is not a regular file");
   }
-  char error[1024] = "";
-  mjModel* model = nullptr;
-  try {
-    model = mj_loadXML(path.c_str(), nullptr, error, sizeof(error));
-  } catch (const MujocoError& e) {
-    throw ModelLoadError("cannot load model '" + path + "': " + e.what());
-  }
-  if (model == nullptr) {
-    throw ModelLoadError("cannot load model '" + path + "': " + (error[0] ? error : "unknown MuJoCo error"));
-  }
-  return ModelPtr(model);
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (!file) throw ModelLoadError("cannot read model file '" + path + "'");
+  // MuJoCo finds the text in the VFS by the file's base name and resolves the model's relative paths (includes,
+  // meshes) against the directory of `path`, as for a file on disk.
+  return LoadMjcf(text.str(), path, path);
 }
 
 ModelPtr LoadModelFromString(const std::string& xml, const std::string& name) {
   InstallMujocoHandlers();
-  auto vfs = std::make_unique<mjVFS>();
-  mj_defaultVFS(vfs.get());
-  const std::string filename = name + ".xml";
-  if (mj_makeEmptyFileVFS(vfs.get(), filename.c_str(), static_cast<int>(xml.size())) != 0) {
-    throw ModelLoadError("cannot load model '" + name + "': MuJoCo's virtual file system refused it");
-  }
-  const int index = mj_findFileVFS(vfs.get(), filename.c_str());
-  std::memcpy(vfs->filedata[index], xml.data(), xml.size());
-  char error[1024] = "";
-  mjModel* model = nullptr;
-  try {
-    model = mj_loadXML(filename.c_str(), vfs.get(), error, sizeof(error));
-  } catch (const MujocoError& e) {
-    mj_deleteVFS(vfs.get());
-    throw ModelLoadError("cannot load model '" + name + "': " + e.what());
-  }
-  mj_deleteVFS(vfs.get());
-  if (model == nullptr) {
-    throw ModelLoadError("cannot load model '" + name + "': " + (error[0] ? error : "unknown MuJoCo error"));
-  }
-  return ModelPtr(model);
+  return LoadMjcf(xml, name + ".xml", name);
 }
 
 ContactDefaults PenetrationAllowanceDefaults(const mjModel& model, double allowance) {

@@ -3,6 +3,9 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -178,6 +181,56 @@ TEST(FrontEnd, LoadErrorsNameTheProblem) {
   EXPECT_THROW(LoadModelFromString("<mujoco><worldbody><body><geom type='sphere'/></body>", "broken"), ModelLoadError);
   EXPECT_THROW(LoadModelFromString("<mujoco><worldbody><geom type='nosuchtype' size='1'/></worldbody></mujoco>", "bad"),
                ModelLoadError);
+}
+
+TEST(FrontEnd, LoaderKeepsTheModelsOwnSizesAndFindsTheRoot) {
+  // The loader declares its own <size> under the root element; the model's values still win.
+  ModelPtr own = LoadModelFromString(
+      R"(<mujoco><size njmax="123" nconmax="45" nstack="6789"/><worldbody><geom type="plane" size="1 1 1"/>
+         </worldbody></mujoco>)",
+      "own");
+  EXPECT_EQ(own->njmax, 123);
+  EXPECT_EQ(own->nconmax, 45);
+  EXPECT_EQ(own->nstack, 6789);
+  // An XML declaration and a comment naming <mujoco> before the root; '>' inside an attribute value.
+  ModelPtr declared = LoadModelFromString(
+      R"(<?xml version="1.0"?><!-- a <mujoco> model --><mujoco model="a>b"><worldbody>
+         <body><freejoint/><geom type="sphere" size="0.1"/></body></worldbody></mujoco>)",
+      "declared");
+  EXPECT_EQ(declared->njmax, 1);
+  EXPECT_EQ(declared->nconmax, 1);
+  EXPECT_EQ(declared->nstack, 100000 + 20 * 6 + 1);
+}
+
+TEST(FrontEnd, FilesResolveIncludesRelativeToTheirDirectory) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tamsi_frontend_include_test";
+  std::filesystem::create_directories(dir / "parts");
+  std::ofstream(dir / "parts" / "ball.xml")
+      << R"(<mujoco><worldbody><body name="ball"><freejoint/><geom type="sphere" size="0.1"/></body></worldbody>
+            </mujoco>)";
+  std::ofstream(dir / "scene.xml") << R"(<mujoco><include file="parts/ball.xml"/></mujoco>)";
+  ModelPtr model = LoadModelFromFile((dir / "scene.xml").string());
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(model->nv, 6);
+  EXPECT_EQ(model->nbody, 2);
+}
+
+TEST(FrontEnd, LoadsModelsBeyondMuJocosDefaultStack) {
+  // 3,600 free spheres, nv = 21,600: MuJoCo 2.2.2's default stack, 5 (500 + nv)² mjtNums, overflows its int and
+  // its loader crashes unless the sizes are declared.
+  std::ostringstream xml;
+  xml << "<mujoco><worldbody>";
+  for (int i = 0; i < 3600; ++i) {
+    xml << "<body pos='" << (i % 60) * 0.3 << ' ' << (i / 60) * 0.3
+        << " 1'><freejoint/><geom type='sphere' size='0.1'/></body>";
+  }
+  xml << "</worldbody></mujoco>";
+  ModelPtr model = LoadModelFromString(xml.str(), "many");
+  EXPECT_EQ(model->nv, 21600);
+  ConfigureModelForTamsi(model.get(), 0);
+  DataPtr data(mj_makeData(model.get()));
+  mj_forward(model.get(), data.get());
+  EXPECT_EQ(data->ncon, 0);
 }
 
 TEST(FrontEnd, NegativeUserStiffnessIsRejectedWithTheGeomName) {
