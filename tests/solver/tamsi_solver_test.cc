@@ -2,6 +2,7 @@
 // reuse, statuses on singular systems, empty problems, and input validation.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <omp.h>
 #include <tamsi/newton_system.h>
 #include <tamsi/tamsi_solver.h>
 
@@ -122,6 +123,21 @@ TEST(TamsiSolver, AutoPicksDenseForTinyAndSparseForLargeSystems) {
   TamsiSolver spd(one_way);
   spd.Solve(RandomProblem(100, 30, 1), &result);
   EXPECT_EQ(result.summary.linear_solver_used, LinearSolverType::kCholmod);
+}
+
+TEST(TamsiSolver, CholmodLeavesTheCallersOpenMpDynamicSettingAsItWas) {
+  // The CHOLMOD backend turns OpenMP's dynamic adjustment on for its own calls only (linear_solver.cc).
+  Options one_way;
+  one_way.coupling = Coupling::kOneWay;
+  one_way.linear_solver = LinearSolverType::kCholmod;
+  TamsiSolver solver(one_way);
+  Result result;
+  for (int dynamic : {0, 1}) {
+    omp_set_dynamic(dynamic);
+    ASSERT_EQ(solver.Solve(RandomProblem(100, 30, 2), &result), Status::kSuccess);
+    EXPECT_EQ(result.summary.linear_solver_used, LinearSolverType::kCholmod);
+    EXPECT_EQ(omp_get_dynamic(), dynamic);
+  }
 }
 
 TEST(TamsiSolver, ReusesTheSymbolicAnalysisWhileThePatternHolds) {
