@@ -1,10 +1,12 @@
 // Whole-step benchmarks of the MuJoCo front end + TAMSI, side by side with MuJoCo 2.2.2's own Newton and CG solvers
 // on the same models: the paper's gripper_mug_shake (5 s runs) and settled clutter piles (one step from rest).
 //
-// Engines (second argument): 0 = TAMSI two-way, 1 = MuJoCo Newton, 2 = MuJoCo CG. Counters split each step into the
-// front end (MuJoCo kinematics, collision, forces, assembly; for MuJoCo's engine: everything but its constraint
-// solver) and the solve.
+// Engines (second argument): 0 = TAMSI two-way (exact Newton), 1 = MuJoCo Newton, 2 = MuJoCo CG, 3 = TAMSI two-way
+// with factorization reuse (GMRES on kept factorizations), 4 = TAMSI one-way (CHOLMOD). Counters split each step
+// into the front end (MuJoCo kinematics, collision, forces, assembly; for MuJoCo's engine: everything but its
+// constraint solver) and the solve, and TAMSI's solve into its phases.
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
@@ -22,14 +24,25 @@ namespace {
 SimulatorOptions OptionsFor(int engine, const Scene& scene, int threads = 1) {
   SimulatorOptions options;
   options.solver.num_threads = threads;
-  options.engine = engine == 0 ? Engine::kTamsi : Engine::kMujoco;
+  options.engine = engine == 1 || engine == 2 ? Engine::kMujoco : Engine::kTamsi;
+  options.solver.reuse_factorization = engine == 3;
+  if (engine == 4) options.solver.coupling = Coupling::kOneWay;
   options.mujoco_solver = engine == 1 ? mjSOL_NEWTON : engine == 2 ? mjSOL_CG : -1;
   options.contact = scene.contact;
   options.solver.stiction_tolerance = scene.stiction_tolerance;
   return options;
 }
 
-const char* EngineName(int engine) { return engine == 0 ? "tamsi" : engine == 1 ? "mujoco_newton" : "mujoco_cg"; }
+const char* EngineName(int engine) {
+  static const char* const kNames[] = {"tamsi", "mujoco_newton", "mujoco_cg", "tamsi_reuse", "tamsi_oneway"};
+  return kNames[engine];
+}
+
+double PeakResidentMib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024.0;  // Linux: KiB
+}
 
 void ReportStatistics(benchmark::State& state, const RunStatistics& stats, int engine) {
   state.SetLabel(EngineName(engine));
@@ -39,6 +52,14 @@ void ReportStatistics(benchmark::State& state, const RunStatistics& stats, int e
   state.counters["contacts"] = stats.contacts_mean();
   state.counters["iterations"] = stats.iterations_mean();
   state.counters["retried"] = static_cast<double>(stats.retried_steps);
+  if (engine == 1 || engine == 2) return;
+  const SolvePhases& p = stats.phases;
+  state.counters["assembly_ms"] = 1e3 * (p.residual + p.assembly) / steps;
+  state.counters["factor_ms"] = 1e3 * p.factorization / steps;
+  state.counters["linsolve_ms"] = 1e3 * p.linear_solves / steps;
+  state.counters["linesearch_ms"] = 1e3 * p.line_search / steps;
+  state.counters["factorizations"] = static_cast<double>(p.numeric_factorizations) / steps;
+  state.counters["krylov_its"] = static_cast<double>(p.krylov_iterations) / steps;
 }
 
 // The paper's Sec. VI-A run: 5 s of gripper_mug_shake at h = 3 ms (1667 steps) per iteration.
@@ -86,7 +107,7 @@ std::unique_ptr<Simulator>& CachedPile(int n, int engine, int threads) {
   return sim;
 }
 
-/// Arguments: N, engine, and the TAMSI thread budget (1 for MuJoCo, which is serial).
+/// Arguments: N, engine (0–4, see the top), and the TAMSI thread budget (1 for MuJoCo, which is serial).
 void BM_ClutterBinStep(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   const int engine = static_cast<int>(state.range(1));
@@ -109,11 +130,16 @@ void BM_ClutterBinStep(benchmark::State& state) {
   }
   ReportStatistics(state, (*sim)->statistics(), engine);
   state.counters["nv"] = (*sim)->model().nv;
+  // The process's peak so far: run one N per process (--benchmark_filter) for the peak of that pile alone.
+  state.counters["peak_rss_mib"] = PeakResidentMib();
 }
 void PilesAndEngines(benchmark::internal::Benchmark* b) {
   b->ArgNames({"N", "engine", "threads"})->Unit(benchmark::kMillisecond);
-  for (int n : {100, 500, 1000, 3000}) {
-    for (int engine : {0, 1, 2}) b->Args({n, engine, 1});
+  for (int n : {100, 500, 1000, 3000, 10000}) {
+    for (int engine : {0, 3, 4}) b->Args({n, engine, 1});
+    // MuJoCo 2.2.2's own solvers: up to N = 1,000, where they stop with an error (their 32-bit buffers).
+    if (n <= 1000)
+      for (int engine : {1, 2}) b->Args({n, engine, 1});
     // TAMSI's thread scaling on the piles: 2, 4, … up to the hardware threads.
     for (int threads : bench::ThreadCounts())
       if (threads > 1 && n >= 500) b->Args({n, 0, threads});

@@ -44,6 +44,17 @@ constexpr int kMujocoFatalWarnings[] = {mjWARN_CONTACTFULL, mjWARN_CNSTRFULL, mj
 
 }  // namespace
 
+SolvePhases& SolvePhases::operator+=(const SolvePhases& other) {
+  residual += other.residual;
+  assembly += other.assembly;
+  factorization += other.factorization;
+  linear_solves += other.linear_solves;
+  line_search += other.line_search;
+  numeric_factorizations += other.numeric_factorizations;
+  krylov_iterations += other.krylov_iterations;
+  return *this;
+}
+
 RunStatistics& RunStatistics::operator+=(const RunStatistics& other) {
   steps += other.steps;
   sim_time += other.sim_time;
@@ -59,6 +70,7 @@ RunStatistics& RunStatistics::operator+=(const RunStatistics& other) {
   solves += other.solves;
   structure_reuses += other.structure_reuses;
   contacts_max = std::max(contacts_max, other.contacts_max);
+  phases += other.phases;
   return *this;
 }
 
@@ -74,6 +86,11 @@ std::string RunStatistics::Report() const {
   out << "retried steps    " << retried_steps << " (failed solves " << failed_solves << ")\n";
   out << "contacts         mean " << Format("%.4g", contacts_mean()) << ", max " << contacts_max << "\n";
   if (solves > 0) {
+    out << "solver phases    residual " << Format("%.4g", phases.residual) << " s, assembly "
+        << Format("%.4g", phases.assembly) << " s, factorization " << Format("%.4g", phases.factorization) << " s ("
+        << phases.numeric_factorizations << " numeric), linear solves " << Format("%.4g", phases.linear_solves)
+        << " s (" << phases.krylov_iterations << " GMRES iterations), line search "
+        << Format("%.4g", phases.line_search) << " s\n";
     out << "structure reused " << structure_reuses << " of " << solves << " solves ("
         << Format("%.3g", 100.0 * structure_reuses / solves) << " %)\n";
   }
@@ -175,6 +192,7 @@ StepInfo Simulator::Step() {
   stats_.failed_solves += info.failed_solves;
   stats_.solves += info.solves;
   stats_.structure_reuses += info.structure_reuses;
+  stats_.phases += info.phases;
   return info;
 }
 
@@ -260,6 +278,14 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
     info->structure_reuses += result_.summary.structure_reused;
     info->iterations += result_.summary.iterations;
     info->secant_iterations += result_.summary.secant_iterations;
+    const Summary& summary = result_.summary;
+    info->phases += SolvePhases{summary.time_residual,
+                                summary.time_assembly,
+                                summary.time_symbolic + summary.time_numeric,
+                                summary.time_solve,
+                                summary.time_line_search,
+                                summary.numeric_factorizations,
+                                summary.krylov_iterations};
     if (!result_.ok()) return false;
     v_work_ = result_.v;
     problem_.delta0 -= h * result_.vn;

@@ -250,6 +250,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       I.time_solve = Seconds(ti);
     }
     if (!solved) {
+      ti = Clock::now();  // a GMRES attempt that fell short is already in time_solve
       if (!I.analyzed) {
         if (!I.linear_solver->Analyze(A, &I.message)) return fail(Status::kLinearSolverFailed);
         I.analyzed = I.analyzed_now = true;
@@ -263,7 +264,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       if (!I.factorized) return fail(Status::kLinearSolverFailed);
       ti = Clock::now();
       solved = I.linear_solver->Solve(I.rhs, &I.dv, &I.message);
-      I.time_solve = Seconds(ti);
+      I.time_solve += Seconds(ti);
       if (!solved) return fail(Status::kLinearSolverFailed);
     }
     if (!I.dv.allFinite()) return fail(Status::kNonFiniteValues);

@@ -244,6 +244,19 @@ TEST(RunStatistics, TotalsSumCountsAndTakeMaxima) {
   EXPECT_EQ(total.contacts_max, std::max(runs[0].contacts_max, runs[1].contacts_max));
   EXPECT_DOUBLE_EQ(total.sim_time, runs[0].sim_time + runs[1].sim_time);
   EXPECT_GT(runs[1].steps, runs[0].steps);
+  // The solver's phases: exact Newton factors in every iteration of every island and runs no GMRES.
+  for (const RunStatistics& run : runs) {
+    EXPECT_GE(run.phases.numeric_factorizations, run.iterations_total);
+    EXPECT_EQ(run.phases.krylov_iterations, 0);
+    EXPECT_GT(run.phases.factorization, 0.0);
+    EXPECT_GT(run.phases.assembly, 0.0);
+    EXPECT_LE(run.phases.residual + run.phases.assembly + run.phases.factorization + run.phases.linear_solves +
+                  run.phases.line_search,
+              run.time_solve);
+  }
+  EXPECT_EQ(total.phases.numeric_factorizations,
+            runs[0].phases.numeric_factorizations + runs[1].phases.numeric_factorizations);
+  EXPECT_DOUBLE_EQ(total.phases.line_search, runs[0].phases.line_search + runs[1].phases.line_search);
 }
 
 TEST(SceneLibrary, UnknownNamesAndMissingFilesAreRejected) {

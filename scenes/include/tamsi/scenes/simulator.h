@@ -42,6 +42,16 @@ struct SimulatorOptions {
   int mujoco_solver{-1};
 };
 
+/// Where TAMSI's solves spent their time (seconds, summed over solves; per-island phases summed over islands, i.e.
+/// CPU seconds when islands run in parallel) and what they counted, from the solver's Summary.
+struct SolvePhases {
+  /// Contact forces and residuals; Newton matrix assembly (and islands); symbolic analysis and numeric
+  /// factorization; triangular solves and GMRES; the line search (TALS and the exact search).
+  double residual{0}, assembly{0}, factorization{0}, linear_solves{0}, line_search{0};
+  long long numeric_factorizations{0}, krylov_iterations{0};
+  SolvePhases& operator+=(const SolvePhases& other);
+};
+
 /// What one step did.
 struct StepInfo {
   /// Substeps of the successful attempt (1 when the first solve succeeded).
@@ -59,6 +69,8 @@ struct StepInfo {
   int structure_reuses{0};
   /// Seconds in the front end (MuJoCo kinematics, collision, forces, assembly of M, Jn, Jt) and in the solver.
   double time_frontend{0.0}, time_solve{0.0};
+  /// TAMSI only: the solver's phases over the step's solves (failed attempts included).
+  SolvePhases phases;
 };
 
 /// Totals over the steps taken so far.
@@ -77,6 +89,7 @@ struct RunStatistics {
   /// TAMSI solves, and those that reused the previous structure and symbolic analyses (the hit rate).
   long long solves{0}, structure_reuses{0};
   int contacts_max{0};
+  SolvePhases phases;
 
   double iterations_mean() const { return steps ? static_cast<double>(iterations_total) / steps : 0.0; }
   double contacts_mean() const { return steps ? static_cast<double>(contacts_total) / steps : 0.0; }
