@@ -2,7 +2,8 @@
 // on the same models: the paper's gripper_mug_shake (5 s runs) and settled clutter piles (one step from rest).
 //
 // Engines (second argument): 0 = TAMSI two-way (exact Newton), 1 = MuJoCo Newton, 2 = MuJoCo CG, 3 = TAMSI two-way
-// with factorization reuse (GMRES on kept factorizations), 4 = TAMSI one-way (CHOLMOD). Counters split each step
+// with factorization reuse (GMRES on kept factorizations), 4 = TAMSI one-way (CHOLMOD), 5 = TAMSI two-way with the
+// symmetric preconditioner (GMRES on a Cholesky of M + h(W_nn + W_tt)). Counters split each step
 // into the front end (MuJoCo kinematics, collision, forces, assembly; for MuJoCo's engine: everything but its
 // constraint solver) and the solve, and TAMSI's solve into its phases.
 #include <benchmark/benchmark.h>
@@ -25,7 +26,8 @@ SimulatorOptions OptionsFor(int engine, const Scene& scene, int threads = 1) {
   SimulatorOptions options;
   options.solver.num_threads = threads;
   options.engine = engine == 1 || engine == 2 ? Engine::kMujoco : Engine::kTamsi;
-  options.solver.reuse_factorization = engine == 3;
+  if (engine == 3) options.solver.newton_solve = NewtonSolve::kReuseFactorization;
+  if (engine == 5) options.solver.newton_solve = NewtonSolve::kSymmetricPreconditioner;
   if (engine == 4) options.solver.coupling = Coupling::kOneWay;
   options.mujoco_solver = engine == 1 ? mjSOL_NEWTON : engine == 2 ? mjSOL_CG : -1;
   options.contact = scene.contact;
@@ -34,7 +36,8 @@ SimulatorOptions OptionsFor(int engine, const Scene& scene, int threads = 1) {
 }
 
 const char* EngineName(int engine) {
-  static const char* const kNames[] = {"tamsi", "mujoco_newton", "mujoco_cg", "tamsi_reuse", "tamsi_oneway"};
+  static const char* const kNames[] = {"tamsi",       "mujoco_newton", "mujoco_cg",
+                                       "tamsi_reuse", "tamsi_oneway",  "tamsi_symmetric"};
   return kNames[engine];
 }
 
@@ -107,7 +110,7 @@ std::unique_ptr<Simulator>& CachedPile(int n, int engine, int threads) {
   return sim;
 }
 
-/// Arguments: N, engine (0–4, see the top), and the TAMSI thread budget (1 for MuJoCo, which is serial).
+/// Arguments: N, engine (0–5, see the top), and the TAMSI thread budget (1 for MuJoCo, which is serial).
 void BM_ClutterBinStep(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   const int engine = static_cast<int>(state.range(1));
@@ -136,13 +139,14 @@ void BM_ClutterBinStep(benchmark::State& state) {
 void PilesAndEngines(benchmark::internal::Benchmark* b) {
   b->ArgNames({"N", "engine", "threads"})->Unit(benchmark::kMillisecond);
   for (int n : {100, 500, 1000, 3000, 10000}) {
-    for (int engine : {0, 3, 4}) b->Args({n, engine, 1});
+    for (int engine : {0, 3, 4, 5}) b->Args({n, engine, 1});
     // MuJoCo 2.2.2's own solvers: up to N = 1,000, where they stop with an error (their 32-bit buffers).
     if (n <= 1000)
       for (int engine : {1, 2}) b->Args({n, engine, 1});
     // TAMSI's thread scaling on the piles: 2, 4, … up to the hardware threads.
     for (int threads : bench::ThreadCounts())
-      if (threads > 1 && n >= 500) b->Args({n, 0, threads});
+      if (threads > 1 && n >= 500)
+        for (int engine : {0, 5}) b->Args({n, engine, threads});
   }
 }
 BENCHMARK(BM_ClutterBinStep)->Apply(PilesAndEngines);

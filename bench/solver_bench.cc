@@ -44,6 +44,8 @@ void RunSolve(benchmark::State& state, Generator generate, synthetic::SyntheticO
   state.counters["secant"] = s.secant_iterations;
   state.counters["converged"] = s.status == Status::kSuccess;
   state.counters["symbolic"] = s.symbolic_factorizations;
+  state.counters["factorizations"] = s.numeric_factorizations;
+  state.counters["krylov"] = s.krylov_iterations;
   state.counters["ms_numeric"] = 1e3 * s.time_numeric;
   state.counters["ms_assembly"] = 1e3 * s.time_assembly;
   state.SetLabel(std::string(ToString(s.linear_solver_used)) + " " + ToString(s.status));
@@ -86,6 +88,15 @@ void BM_TamsiSolveTowerSliding(benchmark::State& state) {
 void BM_TamsiSolveBoxesSliding(benchmark::State& state) {
   RunSolve(state, &synthetic::BoxGrid, Motion(synthetic::InitialMotion::kSliding), LinearSolverType::kAuto);
 }
+/// Options::newton_solve on one tower of N spheres (one island), two-way. Fourth argument tower (0: resting, a
+/// chain; 1: sliding, N coupled stick–slip transitions); fifth, newton_solve (0: kExact, 1: kReuseFactorization,
+/// 2: kSymmetricPreconditioner). Counters add factorizations (numeric) and krylov (GMRES iterations).
+void BM_TamsiSolveNewtonSolve(benchmark::State& state) {
+  Options options;
+  options.newton_solve = static_cast<NewtonSolve>(state.range(4));
+  const auto motion = state.range(3) ? synthetic::InitialMotion::kSliding : synthetic::InitialMotion::kResting;
+  RunSolve(state, &synthetic::SphereStack, Motion(motion), LinearSolverType::kAuto, options);
+}
 /// The dense oracle (LU two-way, LDLᵀ one-way) on the single tower, for the sparse/dense ratio.
 void BM_TamsiSolveStackDense(benchmark::State& state) {
   RunSolve(state, &synthetic::SphereStack, Motion(synthetic::InitialMotion::kResting), LinearSolverType::kDense);
@@ -119,6 +130,12 @@ void TowerSlidingSizes(benchmark::internal::Benchmark* b) {
     }
   for (int n : {3000, 10000}) b->Args({n, 1, 0, 0, 1});
 }
+void NewtonSolveSizes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"N", "threads", "oneway", "tower", "newton_solve"})->Unit(benchmark::kMillisecond);
+  for (int n : {100, 1000, 10000})
+    for (int tower : {0, 1})
+      for (int mode : {0, 1, 2}) b->Args({n, 1, 0, tower, mode});
+}
 /// nv = 6N up to 2,400.
 void DenseSizes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"N", "threads", "oneway"})->Unit(benchmark::kMillisecond);
@@ -134,6 +151,7 @@ BENCHMARK(BM_TamsiSolveStack)->Apply(LargeSizes);
 BENCHMARK(BM_TamsiSolveStackSliding)->Apply(SlidingStackSizes);
 BENCHMARK(BM_TamsiSolveTowerSliding)->Apply(TowerSlidingSizes);
 BENCHMARK(BM_TamsiSolveBoxesSliding)->Apply(LargeSizes);
+BENCHMARK(BM_TamsiSolveNewtonSolve)->Apply(NewtonSolveSizes);
 BENCHMARK(BM_TamsiSolveStackDense)->Apply(DenseSizes);
 BENCHMARK(BM_TamsiSolveSpheresSlidingDense)->Apply(DenseSizes);
 

@@ -4,6 +4,7 @@
 /// throws CLI::RuntimeError(message, exit_code) on failure (exit code 2 for bad input, 1 for a failed run).
 
 #include <CLI/CLI.hpp>
+#include <tamsi/tamsi_solver.h>
 
 namespace tamsi::cli {
 
@@ -19,5 +20,8 @@ void AddRunCommand(CLI::App& app);
 
 /// `tamsi list`: the built-in scenes with one-line descriptions.
 void AddListCommand(CLI::App& app);
+
+/// `--newton-solve exact|reuse|symmetric` (Options::newton_solve), shared by `solve` and `run`.
+CLI::Option* AddNewtonSolveOption(CLI::App* cmd, NewtonSolve* newton_solve);
 
 }  // namespace tamsi::cli

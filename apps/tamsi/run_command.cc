@@ -26,7 +26,7 @@ struct RunArgs {
   std::string mujoco_solver;
   int threads{1};
   std::optional<int> max_iterations;
-  bool reuse_factorization{false};
+  NewtonSolve newton_solve{NewtonSolve::kExact};
   bool secant_safeguard{true};
   std::string keyframe;
   std::string output_path;
@@ -107,7 +107,7 @@ void RunScene(const RunArgs& args) {
   options.solver.coupling = args.solver == "tamsi-oneway" ? Coupling::kOneWay : Coupling::kTwoWay;
   options.solver.num_threads = args.threads;
   if (args.max_iterations) options.solver.max_iterations = *args.max_iterations;
-  options.solver.reuse_factorization = args.reuse_factorization;
+  options.solver.newton_solve = args.newton_solve;
   options.solver.secant_safeguard = args.secant_safeguard;
   options.solver.stiction_tolerance = args.stiction_tolerance.value_or(scene.stiction_tolerance);
   options.time_step = args.dt.value_or(0.0);
@@ -241,8 +241,7 @@ void AddRunCommand(CLI::App& app) {
       ->check(CLI::IsMember({"newton", "cg", "pgs"}));
   cmd->add_option("--threads", args->threads, "Solver threads (0: all hardware threads)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--reuse-factorization", args->reuse_factorization,
-                "GMRES preconditioned by kept factorizations; refactor only when it stalls");
+  AddNewtonSolveOption(cmd, &args->newton_solve);
   cmd->add_flag("--no-secant-safeguard{false}", args->secant_safeguard,
                 "The paper's Newton matrix in every iteration (no secant phase after cut steps)");
   cmd->add_option("--max-iterations", args->max_iterations, "Newton iteration cap per solve (default 100)")

@@ -75,8 +75,7 @@ void AddSolveCommand(CLI::App& app) {
                                                          {"dense", LinearSolverType::kDense}};
   cmd->add_option("--linear-solver", args->options.linear_solver, "auto, umfpack, klu, cholmod or dense")
       ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case));
-  cmd->add_flag("--reuse-factorization", args->options.reuse_factorization,
-                "GMRES preconditioned by kept factorizations; refactor only when it stalls");
+  AddNewtonSolveOption(cmd, &args->options.newton_solve);
   cmd->add_flag("--full-report", args->full_report, "Print the full summary with the per-iteration history");
   cmd->callback([args] { RunSolve(*args); });
 }

@@ -279,13 +279,10 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
     info->iterations += result_.summary.iterations;
     info->secant_iterations += result_.summary.secant_iterations;
     const Summary& summary = result_.summary;
-    info->phases += SolvePhases{summary.time_residual,
-                                summary.time_assembly,
-                                summary.time_symbolic + summary.time_numeric,
-                                summary.time_solve,
-                                summary.time_line_search,
-                                summary.numeric_factorizations,
-                                summary.krylov_iterations};
+    info->phases +=
+        SolvePhases{summary.time_residual,    summary.time_assembly,    summary.time_symbolic + summary.time_numeric,
+                    summary.time_solve,       summary.time_line_search, summary.numeric_factorizations,
+                    summary.krylov_iterations};
     if (!result_.ok()) return false;
     v_work_ = result_.v;
     problem_.delta0 -= h * result_.vn;

@@ -41,13 +41,13 @@ class FactorizationPreconditioner {
 
 }  // namespace
 
-bool SolveWithKrylov(const CscView& A, LinearSolver& factorization, int max_iterations, const Eigen::VectorXd& b,
-                     Eigen::VectorXd* x, int* iterations) {
+bool SolveWithKrylov(const CscView& A, LinearSolver& factorization, int max_iterations, double tolerance,
+                     const Eigen::VectorXd& b, Eigen::VectorXd* x, int* iterations) {
   const Eigen::Map<const SparseMatrix> matrix(A.n, A.n, A.col_ptr[A.n], A.col_ptr, A.row_index, A.values);
   Eigen::GMRES<SparseMatrix, FactorizationPreconditioner> gmres;
   gmres.setMaxIterations(max_iterations);
   gmres.set_restart(max_iterations);
-  gmres.setTolerance(kKrylovTolerance);
+  gmres.setTolerance(tolerance);
   gmres.compute(matrix);
   gmres.preconditioner().set_factorization(&factorization);
   *x = gmres.solve(b);

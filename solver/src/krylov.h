@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Internal: GMRES on a kept factorization, for Options::reuse_factorization.
+/// Internal: preconditioned GMRES, for Options::newton_solve (kReuseFactorization, kSymmetricPreconditioner).
 
 #include <Eigen/Core>
 
@@ -8,12 +8,10 @@
 
 namespace tamsi::internal {
 
-/// Relative residual GMRES must reach; tight enough that Newton sees the exact step.
-constexpr double kKrylovTolerance = 1e-10;
-
-/// Solves A x = b by GMRES (Eigen's, unrestarted within `max_iterations`) preconditioned by `factorization`, the
-/// factorization of an earlier matrix of A's pattern. True when the relative residual met kKrylovTolerance.
-bool SolveWithKrylov(const CscView& A, LinearSolver& factorization, int max_iterations, const Eigen::VectorXd& b,
-                     Eigen::VectorXd* x, int* iterations);
+/// Solves A x = b by GMRES (Eigen's, unrestarted within `max_iterations`) preconditioned by `factorization`, a
+/// numeric factorization of a matrix close to A (an earlier matrix of A's pattern, or A's symmetric part). True when
+/// ‖b − A x‖ ≤ tolerance ‖b‖ was met.
+bool SolveWithKrylov(const CscView& A, LinearSolver& factorization, int max_iterations, double tolerance,
+                     const Eigen::VectorXd& b, Eigen::VectorXd* x, int* iterations);
 
 }  // namespace tamsi::internal

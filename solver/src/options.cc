@@ -53,6 +53,18 @@ const char* ToString(LineSearch line_search) {
   return "unknown";
 }
 
+const char* ToString(NewtonSolve newton_solve) {
+  switch (newton_solve) {
+    case NewtonSolve::kExact:
+      return "exact";
+    case NewtonSolve::kReuseFactorization:
+      return "reuse_factorization";
+    case NewtonSolve::kSymmetricPreconditioner:
+      return "symmetric_preconditioner";
+  }
+  return "unknown";
+}
+
 bool Options::IsValid(std::string* error) const {
   std::ostringstream os;
   if (!(stiction_tolerance > 0.0) || !std::isfinite(stiction_tolerance)) {
@@ -67,6 +79,8 @@ bool Options::IsValid(std::string* error) const {
     os << "Options.secant_entry_alpha: must be in (0, 1], got " << secant_entry_alpha;
   } else if (!(secant_exit_factor >= 1.0) || !std::isfinite(secant_exit_factor)) {
     os << "Options.secant_exit_factor: must be finite and ≥ 1 (a multiple of v_s), got " << secant_exit_factor;
+  } else if (!(krylov_tolerance > 0.0 && krylov_tolerance < 1.0)) {
+    os << "Options.krylov_tolerance: must be in (0, 1), got " << krylov_tolerance;
   } else if (max_krylov_iterations < 1) {
     os << "Options.max_krylov_iterations: must be ≥ 1, got " << max_krylov_iterations;
   } else if (dense_threshold < 0) {

@@ -164,6 +164,7 @@ std::string ResultToJson(const Result& r) {
                   {"secant_islands", s.secant_islands},
                   {"secant_iterations", s.secant_iterations},
                   {"line_search", ToString(s.line_search)},
+                  {"newton_solve", ToString(s.newton_solve)},
                   {"stick_slip_transitions", s.stick_slip_transitions},
                   {"nv", s.num_velocities},
                   {"nc", s.num_contacts},

@@ -33,6 +33,7 @@ std::string Summary::FullReport() const {
   if (!message.empty()) out += Format("  %-28s %s\n", "message", message.c_str());
   out += Format("  %-28s %s\n", "coupling", ToString(coupling));
   out += Format("  %-28s %s\n", "line search", ToString(line_search));
+  out += Format("  %-28s %s\n", "Newton solve", ToString(newton_solve));
   out += Format("  %-28s %d\n", "velocities nv", num_velocities);
   out += Format("  %-28s %d\n", "contacts nc", num_contacts);
   out += Format("  %-28s %lld\n", "Newton matrix nonzeros", newton_matrix_nnz);
@@ -43,7 +44,7 @@ std::string Summary::FullReport() const {
   out += Format("  %-28s %s\n", "structure reused", structure_reused ? "yes" : "no");
   out += Format("  %-28s %d (%d with secant islands)\n", "iterations", iterations, secant_iterations);
   out += Format("  %-28s %d symbolic, %d numeric\n", "factorizations", symbolic_factorizations, numeric_factorizations);
-  out += Format("  %-28s %d solves, %d iterations\n", "GMRES on kept factorizations", krylov_solves, krylov_iterations);
+  out += Format("  %-28s %d solves, %d iterations\n", "GMRES", krylov_solves, krylov_iterations);
   out += Format("  %-28s %d\n", "stick/slip transitions", stick_slip_transitions);
   out += "  time (ms)\n";
   const std::pair<const char*, double> phases[] = {{"residual and forces", time_residual},

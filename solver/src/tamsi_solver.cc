@@ -64,12 +64,15 @@ void ResetSummary(int max_iterations, Summary* s) {
 struct IslandSolver {
   std::unique_ptr<internal::LinearSolver> linear_solver;
   LinearSolverType type{LinearSolverType::kDense};
+  std::unique_ptr<internal::LinearSolver> symmetric_solver;  // CHOLMOD on M + h(W_nn + W_tt), the preconditioner
+  bool symmetric_analyzed{false};
+  Eigen::VectorXd symmetric_values;
   bool analyzed{false};
-  bool analyzed_now{false};  // in this iteration
-  bool factorized{false};    // holds a numeric factorization (of this or an earlier matrix of the pattern)
-  bool factorized_now{false};
-  bool refactor{false};      // the kept factorization no longer preconditions well
-  int krylov_iterations{0};  // in this iteration
+  int analyses_now{0};        // symbolic analyses in this iteration
+  bool factorized{false};     // holds a numeric factorization (of this or an earlier matrix of the pattern)
+  int factorizations_now{0};  // numeric factorizations in this iteration
+  bool refactor{false};       // the kept factorization no longer preconditions well
+  int krylov_iterations{0};   // in this iteration
   bool done{false};
   /// Secant safeguard phase (Options::secant_safeguard): Newton until a cut step, secant, then Newton to the end.
   enum class Phase { kNewton, kSecant, kFinalNewton } phase{Phase::kNewton};
@@ -91,7 +94,7 @@ struct TamsiSolver::Impl {
   std::unique_ptr<NewtonSystem> system;
   internal::IslandPartition partition;
   std::vector<IslandSolver> islands;
-  Eigen::VectorXd v, vt_first, dv, dvn, dvt;
+  Eigen::VectorXd v, vt_first, dv, dvn, dvt, symmetric_values;
   std::vector<int> active;           // islands still iterating
   std::vector<std::uint8_t> secant;  // per contact: secant friction block (its island is in the secant phase)
 };
@@ -126,6 +129,8 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   s.num_velocities = nv;
   s.num_contacts = nc;
   s.coupling = o.coupling;
+  s.line_search = o.line_search;
+  s.newton_solve = o.newton_solve;
   s.num_threads_given = o.num_threads;
   s.num_threads_used = w.budget.num_threads();
   s.linear_solver_given = o.linear_solver;
@@ -218,6 +223,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   w.dvn.resize(nc);
   w.dvt.resize(2 * nc);
   const double tolerance = o.relative_tolerance * o.stiction_tolerance;
+  const bool symmetric_preconditioner = two_way && o.newton_solve == NewtonSolve::kSymmetricPreconditioner;
 
   // One Newton iteration of island k: factor its block, solve for Δv, limit with TALS, update v, test convergence.
   auto iterate = [&](int k) {
@@ -237,15 +243,38 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     Clock::time_point ti = Clock::now();
     I.rhs.resize(n);
     for (int a = 0; a < n; ++a) I.rhs[a] = -system.residual()[dofs[a]];
-    I.factorized_now = false;
+    I.factorizations_now = 0;
     I.krylov_iterations = 0;
+    bool solved = false;
+    // Symmetric preconditioner: a fresh Cholesky of M + h(W_nn + W_tt) on the island's pattern, then GMRES on the
+    // full matrix. Not positive definite, or GMRES short of its tolerance: the exact factorization below.
+    if (symmetric_preconditioner && I.type != LinearSolverType::kDense) {
+      I.symmetric_values.resize(num_entries);
+      for (int e = 0; e < num_entries; ++e) I.symmetric_values[e] = w.symmetric_values[entries[e]];
+      const internal::CscView S{n, A.col_ptr, A.row_index, I.symmetric_values.data()};
+      if (!I.symmetric_solver) I.symmetric_solver = internal::MakeLinearSolver(LinearSolverType::kCholmod, true);
+      if (!I.symmetric_analyzed) {
+        I.symmetric_analyzed = I.symmetric_solver->Analyze(S, nullptr);
+        I.analyses_now += 1;
+        I.time_symbolic += Seconds(ti);
+        ti = Clock::now();
+      }
+      const bool factored = I.symmetric_analyzed && I.symmetric_solver->Factor(S, nullptr);
+      I.factorizations_now += 1;
+      I.time_numeric += Seconds(ti);
+      ti = Clock::now();
+      if (factored) {
+        solved = internal::SolveWithKrylov(A, *I.symmetric_solver, o.max_krylov_iterations, o.krylov_tolerance, I.rhs,
+                                           &I.dv, &I.krylov_iterations);
+      }
+      I.time_solve = Seconds(ti);
+    }
     // Factorization reuse: GMRES on this iteration's matrix, preconditioned by the island's last factorization
     // (from an earlier iteration or an earlier solve of the same pattern). Refactor when GMRES does not meet its
     // tolerance within its budget, or took more than half of it last time.
-    bool solved = false;
-    if (o.reuse_factorization && I.factorized && !I.refactor) {
-      solved =
-          internal::SolveWithKrylov(A, *I.linear_solver, o.max_krylov_iterations, I.rhs, &I.dv, &I.krylov_iterations);
+    if (o.newton_solve == NewtonSolve::kReuseFactorization && I.factorized && !I.refactor) {
+      solved = internal::SolveWithKrylov(A, *I.linear_solver, o.max_krylov_iterations, o.krylov_tolerance, I.rhs, &I.dv,
+                                         &I.krylov_iterations);
       I.refactor = !solved || 2 * I.krylov_iterations > o.max_krylov_iterations;
       I.time_solve = Seconds(ti);
     }
@@ -253,14 +282,15 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       ti = Clock::now();  // a GMRES attempt that fell short is already in time_solve
       if (!I.analyzed) {
         if (!I.linear_solver->Analyze(A, &I.message)) return fail(Status::kLinearSolverFailed);
-        I.analyzed = I.analyzed_now = true;
-        I.time_symbolic = Seconds(ti);
+        I.analyzed = true;
+        I.analyses_now += 1;
+        I.time_symbolic += Seconds(ti);
         ti = Clock::now();
       }
       I.factorized = I.linear_solver->Factor(A, &I.message);
-      I.factorized_now = true;
+      I.factorizations_now += 1;
       I.refactor = false;
-      I.time_numeric = Seconds(ti);
+      I.time_numeric += Seconds(ti);
       if (!I.factorized) return fail(Status::kLinearSolverFailed);
       ti = Clock::now();
       solved = I.linear_solver->Solve(I.rhs, &I.dv, &I.message);
@@ -345,6 +375,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     if (!system.residual().allFinite()) return finish(Status::kNonFiniteValues);
     t = Clock::now();
     system.Assemble();
+    if (symmetric_preconditioner) system.AssembleSymmetricPart(&w.symmetric_values);
     s.time_assembly += Seconds(t);
 
     // Islands in parallel: each writes only its own velocities and its own IslandSolver.
@@ -366,8 +397,8 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       s.time_numeric += I.time_numeric;
       s.time_solve += I.time_solve;
       s.time_line_search += I.time_line_search;
-      s.symbolic_factorizations += I.analyzed_now;
-      s.numeric_factorizations += I.factorized_now;
+      s.symbolic_factorizations += I.analyses_now;
+      s.numeric_factorizations += I.factorizations_now;
       s.krylov_iterations += I.krylov_iterations;
       s.krylov_solves += I.krylov_iterations > 0;
     }
@@ -382,7 +413,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     s.iterations = iteration + 1;
     for (int k : active) {
       IslandSolver& I = w.islands[k];
-      I.analyzed_now = false;
+      I.analyses_now = 0;
       I.time_symbolic = I.time_numeric = I.time_solve = 0.0;
     }
   }

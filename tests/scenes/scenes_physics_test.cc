@@ -227,6 +227,36 @@ TEST(ClutterBin, DroppedPileConvergesWithoutRetries) {
   EXPECT_GT(stats.secant_iterations, 0);
 }
 
+// Steps of a forming pile (hundreds of contacts in one island): GMRES with either preconditioner meets the exact
+// Newton solution to the convergence tolerance.
+TEST(ClutterBin, KrylovNewtonSolvesAgreeWithExactNewtonOnPileSteps) {
+  SceneOptions scene_options;
+  scene_options.clutter_bodies = 400;
+  auto sim = MakeSimulator(LoadScene("clutter_bin", scene_options));
+  std::vector<ContactProblem> problems;
+  sim->set_problem_sink([&](const ContactProblem& problem, long long step, int, int) {
+    if (step == 90 || step == 99) problems.push_back(problem);
+  });
+  for (int n = 0; n < 100; ++n) sim->Step();
+  ASSERT_EQ(problems.size(), 2u);
+  Options options = sim->options().solver;
+  options.relative_tolerance = 1e-4;  // 1e-8 m/s
+  for (const ContactProblem& problem : problems) {
+    ASSERT_GT(problem.num_contacts(), 250);
+    Result exact;
+    ASSERT_EQ(TamsiSolver(options).Solve(problem, &exact), Status::kSuccess);
+    EXPECT_GT(exact.summary.largest_island, 100);
+    for (NewtonSolve mode : {NewtonSolve::kReuseFactorization, NewtonSolve::kSymmetricPreconditioner}) {
+      Options krylov = options;
+      krylov.newton_solve = mode;
+      Result result;
+      ASSERT_EQ(TamsiSolver(krylov).Solve(problem, &result), Status::kSuccess) << ToString(mode);
+      EXPECT_GT(result.summary.krylov_solves, 0) << ToString(mode);
+      EXPECT_LT((result.v - exact.v).lpNorm<Eigen::Infinity>(), 1e-7) << ToString(mode);
+    }
+  }
+}
+
 TEST(RunStatistics, TotalsSumCountsAndTakeMaxima) {
   RunStatistics total;
   std::vector<RunStatistics> runs;

@@ -111,6 +111,47 @@ INSTANTIATE_TEST_SUITE_P(Backends, BackendTest,
                                            BackendCase{Coupling::kOneWay, LinearSolverType::kKlu},
                                            BackendCase{Coupling::kOneWay, LinearSolverType::kCholmod}));
 
+// The symmetric part (NewtonSolve::kSymmetricPreconditioner's preconditioner) is eq. 23 without W_tn = h Jtᵀ D Jn:
+// symmetric, equal to A where W_tn vanishes (one-way, frictionless), and A − S maps through Jn into range(Jtᵀ).
+TEST(NewtonSystem, SymmetricPartIsTheNewtonMatrixWithoutWtn) {
+  const kernels::ThreadBudget budget(1);
+  int positive_definite = 0;
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    ContactProblem problem = RandomProblem(30, 10, seed, 2e-2);
+    for (int coupling = 0; coupling < 2; ++coupling) {
+      NewtonSystem system(problem, coupling == 0, 1e-2, FrictionRegularization::kLinear, budget);
+      system.Evaluate(*problem.v_guess);
+      system.Assemble();
+      Eigen::VectorXd values;
+      system.AssembleSymmetricPart(&values);
+      const Eigen::MatrixXd A = system.Jacobian();
+      const Eigen::MatrixXd S =
+          Eigen::Map<const SparseMatrix>(30, 30, system.pattern().nnz(), system.pattern().col_ptr().data(),
+                                         system.pattern().row_index().data(), values.data());
+      EXPECT_LE((S - S.transpose()).cwiseAbs().maxCoeff(), 1e-12 * S.cwiseAbs().maxCoeff()) << seed;
+      if (coupling == 1) {
+        EXPECT_EQ(S, A) << "one-way: eq. 17 is symmetric already";
+        continue;
+      }
+      EXPECT_GT((A - S).cwiseAbs().maxCoeff(), 1e-8 * A.cwiseAbs().maxCoeff()) << seed;
+      // (A − S) x = h Jtᵀ D (Jn x): zero for x in the null space of Jn; (A − S)ᵀ y is zero for y in that of Jt.
+      const Eigen::MatrixXd Jn = problem.Jn, Jt = problem.Jt;
+      const Eigen::MatrixXd null_n = Jn.fullPivLu().kernel(), null_t = Jt.fullPivLu().kernel();
+      EXPECT_LE(((A - S) * null_n).cwiseAbs().maxCoeff(), 1e-10 * A.cwiseAbs().maxCoeff()) << seed;
+      EXPECT_LE(((A - S).transpose() * null_t).cwiseAbs().maxCoeff(), 1e-10 * A.cwiseAbs().maxCoeff()) << seed;
+      positive_definite += Eigen::LLT<Eigen::MatrixXd>(S).info() == Eigen::Success;
+    }
+    problem.friction.setZero();
+    NewtonSystem frictionless(problem, true, 1e-2, FrictionRegularization::kLinear, budget);
+    frictionless.Evaluate(*problem.v_guess);
+    frictionless.Assemble();
+    Eigen::VectorXd values;
+    frictionless.AssembleSymmetricPart(&values);
+    EXPECT_EQ(values, frictionless.values()) << "frictionless: W_tn = 0";
+  }
+  EXPECT_EQ(positive_definite, 20);
+}
+
 TEST(TamsiSolver, AutoPicksDenseForTinyAndSparseForLargeSystems) {
   TamsiSolver solver;
   Result result;
@@ -445,7 +486,7 @@ TEST(TamsiSolverFactorizationReuse, AgreesWithExactNewtonAcrossSolvesOfOnePatter
     options.linear_solver = backend;
     options.relative_tolerance = 1e-4;
     TamsiSolver exact(options);
-    options.reuse_factorization = true;
+    options.newton_solve = NewtonSolve::kReuseFactorization;
     TamsiSolver reuse(options);
     int krylov_solves = 0, factorizations = 0, iterations = 0;
     for (int step = 0; step < 4; ++step) {  // like consecutive time steps: same pattern, drifting values

@@ -325,6 +325,32 @@ TEST(SlidingTower, ThousandSpheresConvergeWithTheSecantSafeguardToThePapersSolut
   }
 }
 
+// One island of 300 spheres sliding over each other: GMRES with either preconditioner meets exact Newton's solution
+// to the convergence tolerance, and the symmetric preconditioner replaces every sparse LU by a Cholesky.
+TEST(SlidingTower, KrylovNewtonSolvesAgreeWithExactNewton) {
+  SyntheticOptions o;
+  o.motion = InitialMotion::kSliding;
+  const SyntheticProblem s = SphereStack(300, 2, o);
+  Options options;
+  options.relative_tolerance = 1e-4;  // 1e-8 m/s
+  Result exact;
+  ASSERT_EQ(TamsiSolver(options).Solve(s.problem, &exact), Status::kSuccess);
+  ASSERT_EQ(exact.summary.num_islands, 1);
+  for (NewtonSolve mode : {NewtonSolve::kReuseFactorization, NewtonSolve::kSymmetricPreconditioner}) {
+    SCOPED_TRACE(ToString(mode));
+    options.newton_solve = mode;
+    Result result;
+    ASSERT_EQ(TamsiSolver(options).Solve(s.problem, &result), Status::kSuccess) << result.summary.BriefReport();
+    EXPECT_EQ(result.summary.newton_solve, mode);
+    EXPECT_GT(result.summary.krylov_solves, 0);
+    EXPECT_LT((result.v - exact.v).lpNorm<Eigen::Infinity>(), 1e-7);
+    if (mode == NewtonSolve::kSymmetricPreconditioner) {
+      EXPECT_EQ(result.summary.krylov_solves, result.summary.iterations);  // no iteration fell back to the LU
+      EXPECT_EQ(result.summary.numeric_factorizations, result.summary.iterations);
+    }
+  }
+}
+
 struct DeterminismCase {
   const char* name;
   SyntheticProblem (*generate)(int, std::uint64_t, const SyntheticOptions&);

@@ -22,6 +22,24 @@ enum class Coupling {
   kOneWay,
 };
 
+/// How each island's Newton system (eq. 23 two-way, eq. 17 one-way) is solved for Δv. Islands that use the dense
+/// backend are always factored exactly.
+enum class NewtonSolve {
+  /// A fresh factorization every iteration: exact Newton, the oracle.
+  kExact,
+  /// GMRES preconditioned by the island's last numeric factorization, kept across iterations and across solves
+  /// while the pattern holds; refactor when GMRES misses krylov_tolerance within max_krylov_iterations or needed
+  /// more than half of them.
+  kReuseFactorization,
+  /// Two-way: GMRES preconditioned by a fresh Cholesky (CHOLMOD) of the Newton matrix's symmetric part
+  /// M + h(W_nn + W_tt), i.e. eq. 23 without W_tn (NewtonSystem::AssembleSymmetricPart). W_tn is small against
+  /// that part, so GMRES needs a few iterations, and the Cholesky costs a fraction of the LU of eq. 23 (3.4 vs
+  /// 12 ms for a 3,000-velocity pile island). An iteration whose symmetric part is not positive definite, or whose
+  /// GMRES misses krylov_tolerance within max_krylov_iterations, is solved by the exact factorization instead.
+  /// One-way: as kExact (eq. 17 is symmetric already).
+  kSymmetricPreconditioner,
+};
+
 /// Step length of the Newton iteration v ← v + α Δv.
 enum class LineSearch {
   /// α = 1: plain Newton, for comparison (cycles through stick–slip transitions, paper Fig. 2).
@@ -73,6 +91,7 @@ const char* ToString(LinearSolverType type);
 const char* ToString(Coupling coupling);
 const char* ToString(FrictionRegularization regularization);
 const char* ToString(LineSearch line_search);
+const char* ToString(NewtonSolve newton_solve);
 
 /// Solver options; defaults follow the paper (Sec. VI: v_s = 1e-4 m/s, Sec. III-A: θ_max = π/3).
 struct Options {
@@ -106,12 +125,11 @@ struct Options {
   /// iteration over the whole system with a global α (the paper's formulation). Both meet the same tolerance.
   bool use_islands{true};
   LinearSolverType linear_solver{LinearSolverType::kAuto};
-  /// Factorization reuse: solve each Newton system by GMRES preconditioned by the island's last numeric
-  /// factorization (kept across iterations and across solves while the pattern holds), and refactor only when GMRES
-  /// misses its tolerance (relative residual 1e-10) within max_krylov_iterations, or needed more than half of them.
-  /// Off: exact Newton with a fresh factorization every iteration (the oracle).
-  bool reuse_factorization{false};
-  /// GMRES iteration budget per Newton iteration with reuse_factorization, ≥ 1.
+  NewtonSolve newton_solve{NewtonSolve::kExact};
+  /// GMRES (kReuseFactorization, kSymmetricPreconditioner): relative residual ‖b − AΔv‖/‖b‖ to reach, in (0, 1),
+  /// and iteration budget per Newton iteration, ≥ 1. Newton's own test is on the step (relative_tolerance · v_s),
+  /// which an error of 1e-6 of the step does not move.
+  double krylov_tolerance{1e-6};
   int max_krylov_iterations{20};
   /// kAuto uses the dense backend for systems (islands) of up to this many velocities.
   int dense_threshold{32};
@@ -156,7 +174,7 @@ struct Summary {
   /// Symbolic analyses done in this solve, summed over islands (0 when the pattern of the previous solve was reused).
   int symbolic_factorizations{0};
   int numeric_factorizations{0};
-  /// Linear solves done by GMRES on a kept factorization (reuse_factorization), and their GMRES iterations.
+  /// Newton systems solved by GMRES (Options::newton_solve), and their GMRES iterations.
   int krylov_solves{0};
   int krylov_iterations{0};
   /// Seconds spent: evaluating contact forces and the residual; assembling the Newton matrix (and finding islands);
@@ -171,6 +189,7 @@ struct Summary {
   LinearSolverType linear_solver_used{LinearSolverType::kDense};
   Coupling coupling{Coupling::kTwoWay};
   LineSearch line_search{LineSearch::kExact};
+  NewtonSolve newton_solve{NewtonSolve::kExact};
   /// Set when status is kLinearSolverFailed: the backend's own words.
   std::string message;
 
