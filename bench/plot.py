@@ -46,19 +46,21 @@ def benchmarks(paths):
 def growth(paths, out):
     runs = fit_growth.load(paths)
     fig, ax = plt.subplots(figsize=(8, 5.5))
+    families = sorted({family for family, _, _ in runs})
+    colors = plt.get_cmap("tab10")
     for (family, threads, oneway), by_n in sorted(runs.items()):
         if threads != 1:
             continue
         points = sorted((n, b["real_time"]) for n, b in by_n.items() if b["converged"] == 1)
         if len(points) < 2:
             continue
-        label = family.replace("BM_TamsiSolve", "") + (", one-way" if oneway else "")
-        style = "--" if "Dense" in family else ("-." if oneway else "-")
-        ax.loglog(*zip(*points), style, marker="o", markersize=3, label=label)
+        label = family.replace("BM_TamsiSolve", "") + (", one-way" if oneway else ", two-way")
+        ax.loglog(*zip(*points), "--" if oneway else "-", color=colors(families.index(family) % 10),
+                  marker="s" if "Dense" in family else "o", markersize=3, label=label)
     ax.loglog([100, 10000], [1, 100], ":", color="gray", label="∝ N")
     ax.set_xlabel("bodies N (nv = 6N)")
     ax.set_ylabel("ms per solve (1 thread)")
-    ax.set_title("TAMSI solve time against N (solver_bench)")
+    ax.set_title("TAMSI solve time against N (solver_bench; squares: the dense oracle)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
@@ -98,9 +100,11 @@ def piles(paths, out):
         m = re.match(r"BM_ClutterBinStep/N:(\d+)/engine:(\d+)/threads:(\d+)$", name)
         if m and int(m.group(3)) == 1:
             rows.append((int(m.group(1)), int(m.group(2)), b))
-    rows.sort(key=lambda r: (r[0], r[1]))
+    order = [0, 3, 5, 4, 2, 1]  # TAMSI exact, reuse, symmetric, one-way; MuJoCo CG, Newton
+    rows.sort(key=lambda r: (r[0], order.index(r[1]) if r[1] in order else r[1]))
     parts = [("front end", "frontend_ms"), ("assembly", "assembly_ms"), ("factorization", "factor_ms"),
-             ("linear solves / GMRES", "linsolve_ms"), ("line search", "linesearch_ms")]
+             ("linear solves / GMRES", "linsolve_ms"), ("line search", "linesearch_ms"),
+             ("MuJoCo's constraint solver", "mujoco_solve_ms")]
     sizes = sorted({n for n, _, _ in rows})
     fig, axes = plt.subplots(1, len(sizes), figsize=(4 * len(sizes), 5), squeeze=False)
     for ax, n in zip(axes[0], sizes):
@@ -108,14 +112,16 @@ def piles(paths, out):
         labels = [ENGINES.get(e, str(e)) for e, _ in here]
         bottom = [0.0] * len(here)
         for label, key in parts:
-            values = [b.get(key, b["solve_ms"] if key == "factor_ms" else 0.0) for _, b in here]
+            if key == "mujoco_solve_ms":
+                values = [b["solve_ms"] if e in (1, 2) else 0.0 for e, b in here]
+            else:
+                values = [b.get(key, 0.0) for _, b in here]
             ax.bar(labels, values, bottom=bottom, label=label)
             bottom = [x + y for x, y in zip(bottom, values)]
         rest = [max(0.0, b["real_time"] - s) for (_, b), s in zip(here, bottom)]
         ax.bar(labels, rest, bottom=bottom, label="other (forces, residuals, islands)", color="lightgray")
         ax.set_title(f"pile N = {n}")
-        ax.set_ylabel("ms per step")
-        ax.set_yscale("log")
+        ax.set_ylabel("ms per step (1 thread)")
         ax.tick_params(axis="x", rotation=60, labelsize=7)
     axes[0][0].legend(fontsize=7)
     fig.suptitle("Settled piles: ms per step and TAMSI's phases (MuJoCo: front end + its whole solver)")
