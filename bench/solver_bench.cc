@@ -132,7 +132,7 @@ void TowerSlidingSizes(benchmark::internal::Benchmark* b) {
 }
 void NewtonSolveSizes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"N", "threads", "oneway", "tower", "newton_solve"})->Unit(benchmark::kMillisecond);
-  for (int n : {100, 1000, 10000})
+  for (int n : {100, 400, 1000, 10000})  // 400: nv = 2,400, the largest dense oracle case
     for (int tower : {0, 1})
       for (int mode : {0, 1, 2}) b->Args({n, 1, 0, tower, mode});
 }
