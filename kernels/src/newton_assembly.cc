@@ -66,8 +66,10 @@ NewtonMatrixPattern::NewtonMatrixPattern(const Eigen::SparseMatrix<double, Eigen
 
 void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
                                    const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M, const ContactJacobian& J,
-                                   double h, const Eigen::VectorXd& blocks, double* values) {
+                                   double h, const Eigen::VectorXd& blocks, double* values, double* symmetric_values) {
   const int nc = J.num_contacts();
+  const bool symmetric = symmetric_values != nullptr;
+  if (symmetric) k_symmetric_buffer_.resize(k_buffer_.size());
   budget.For(nc, 128, [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
       const int m = J.support_size(i);
@@ -78,14 +80,27 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
         const Eigen::Vector3d BJ_b = B * Jc.col(b);
         K.col(b).noalias() = Jc.transpose() * BJ_b;
       }
+      if (!symmetric) continue;
+      // K̄ = K − u Jnᵀ-row: column b loses u · Jn(b), u = Jtᵀ B(1:2, 0).
+      Eigen::Map<Eigen::MatrixXd> Ks(k_symmetric_buffer_.data() + k_offset_[i], m, m);
+      const Eigen::Vector2d b_tn = B.block<2, 1>(1, 0);
+      for (int b = 0; b < m; ++b) {
+        const double jn_b = Jc(0, b);
+        for (int a = 0; a < m; ++a) Ks(a, b) = K(a, b) - Jc.block<2, 1>(1, a).dot(b_tn) * jn_b;
+      }
     }
   });
   const double* m_values = M.valuePtr();
   budget.For(size(), 64, [&](int begin, int end) {
     for (int e = col_ptr_[begin]; e < col_ptr_[end]; ++e) {
+      const double m_value = m_source_[e] >= 0 ? m_values[m_source_[e]] : 0.0;
       double sum = 0.0;
       for (int k = gather_ptr_[e]; k < gather_ptr_[e + 1]; ++k) sum += k_buffer_[gather_source_[k]];
-      values[e] = (m_source_[e] >= 0 ? m_values[m_source_[e]] : 0.0) + h * sum;
+      values[e] = m_value + h * sum;
+      if (!symmetric) continue;
+      double symmetric_sum = 0.0;
+      for (int k = gather_ptr_[e]; k < gather_ptr_[e + 1]; ++k) symmetric_sum += k_symmetric_buffer_[gather_source_[k]];
+      symmetric_values[e] = m_value + h * symmetric_sum;
     }
   });
 }

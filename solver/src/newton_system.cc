@@ -69,15 +69,10 @@ void NewtonSystem::Evaluate(const Eigen::VectorXd& v, const std::uint8_t* secant
   });
 }
 
-void NewtonSystem::Assemble() { pattern_.Assemble(budget_, *M_, J_, problem_->time_step, blocks_, values_.data()); }
-
-void NewtonSystem::AssembleSymmetricPart(Eigen::VectorXd* values) {
-  symmetric_blocks_ = blocks_;
-  // Blocks are row-major 3 × 3 over (n, t1, t2): entries 3 and 6 are −∂ft/∂vn, the W_tn column.
-  for (Eigen::Index i = 0; 9 * i < symmetric_blocks_.size(); ++i)
-    symmetric_blocks_[9 * i + 3] = symmetric_blocks_[9 * i + 6] = 0.0;
-  values->resize(pattern_.nnz());
-  pattern_.Assemble(budget_, *M_, J_, problem_->time_step, symmetric_blocks_, values->data());
+void NewtonSystem::Assemble(Eigen::VectorXd* symmetric_part) {
+  if (symmetric_part) symmetric_part->resize(pattern_.nnz());
+  pattern_.Assemble(budget_, *M_, J_, problem_->time_step, blocks_, values_.data(),
+                    symmetric_part ? symmetric_part->data() : nullptr);
 }
 
 SparseMatrix NewtonSystem::Jacobian() const {

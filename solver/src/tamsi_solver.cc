@@ -374,8 +374,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     s.time_residual += Seconds(t);
     if (!system.residual().allFinite()) return finish(Status::kNonFiniteValues);
     t = Clock::now();
-    system.Assemble();
-    if (symmetric_preconditioner) system.AssembleSymmetricPart(&w.symmetric_values);
+    system.Assemble(symmetric_preconditioner ? &w.symmetric_values : nullptr);
     s.time_assembly += Seconds(t);
 
     // Islands in parallel: each writes only its own velocities and its own IslandSolver.

@@ -121,9 +121,8 @@ TEST(NewtonSystem, SymmetricPartIsTheNewtonMatrixWithoutWtn) {
     for (int coupling = 0; coupling < 2; ++coupling) {
       NewtonSystem system(problem, coupling == 0, 1e-2, FrictionRegularization::kLinear, budget);
       system.Evaluate(*problem.v_guess);
-      system.Assemble();
       Eigen::VectorXd values;
-      system.AssembleSymmetricPart(&values);
+      system.Assemble(&values);
       const Eigen::MatrixXd A = system.Jacobian();
       const Eigen::MatrixXd S =
           Eigen::Map<const SparseMatrix>(30, 30, system.pattern().nnz(), system.pattern().col_ptr().data(),
@@ -144,9 +143,8 @@ TEST(NewtonSystem, SymmetricPartIsTheNewtonMatrixWithoutWtn) {
     problem.friction.setZero();
     NewtonSystem frictionless(problem, true, 1e-2, FrictionRegularization::kLinear, budget);
     frictionless.Evaluate(*problem.v_guess);
-    frictionless.Assemble();
     Eigen::VectorXd values;
-    frictionless.AssembleSymmetricPart(&values);
+    frictionless.Assemble(&values);
     EXPECT_EQ(values, frictionless.values()) << "frictionless: W_tn = 0";
   }
   EXPECT_EQ(positive_definite, 20);

@@ -357,6 +357,7 @@ struct DeterminismCase {
   int num_bodies;
   InitialMotion motion;
   Coupling coupling;
+  NewtonSolve newton_solve{NewtonSolve::kExact};
 };
 
 class ThreadDeterminism : public ::testing::TestWithParam<DeterminismCase> {};
@@ -373,6 +374,7 @@ TEST_P(ThreadDeterminism, BitwiseIdenticalForAnyThreadCount) {
     SCOPED_TRACE(threads);
     Options options;
     options.coupling = c.coupling;
+    options.newton_solve = c.newton_solve;
     options.num_threads = threads;
     TamsiSolver solver(options);
     Result result;
@@ -400,6 +402,8 @@ INSTANTIATE_TEST_SUITE_P(
         DeterminismCase{"SpheresSlidingTwoWay", &SpheresOnPlane, 3000, InitialMotion::kSliding, Coupling::kTwoWay},
         DeterminismCase{"BoxesSlidingTwoWay", &BoxGrid, 750, InitialMotion::kSliding, Coupling::kTwoWay},
         DeterminismCase{"TowersSlidingTwoWay", &SphereStack, 3000, InitialMotion::kSliding, Coupling::kTwoWay},
+        DeterminismCase{"TowersSlidingSymmetricPreconditioner", &SphereStack, 3000, InitialMotion::kSliding,
+                        Coupling::kTwoWay, NewtonSolve::kSymmetricPreconditioner},
         DeterminismCase{"BoxesSlidingOneWay", &BoxGrid, 750, InitialMotion::kSliding, Coupling::kOneWay}),
     [](const ::testing::TestParamInfo<DeterminismCase>& info) { return std::string(info.param.name); });
 

@@ -35,12 +35,12 @@ class NewtonSystem {
   /// `secant` (nc flags, or nullptr): sliding contacts whose block in the next Assemble() is the secant friction
   /// stiffness instead of the tangent (kernels::CalcContactForces); the residual does not depend on it.
   void Evaluate(const Eigen::VectorXd& v, const std::uint8_t* secant = nullptr);
-  /// Fills values() with the Newton matrix ∂r/∂v at the last Evaluate()d v (with secant blocks where asked).
-  void Assemble();
-  /// Two-way: fills `values` (on pattern()) with the Newton matrix without its W_tn term, M + h(W_nn + W_tt): the
-  /// symmetric part of eq. 23 (W_tt blocks are symmetric, W_nn is diagonal in contact space), positive definite
-  /// where every dπ/dvn ≤ 0. One-way: the Newton matrix itself. Resizes `values` to pattern().nnz().
-  void AssembleSymmetricPart(Eigen::VectorXd* values);
+  /// Fills values() with the Newton matrix ∂r/∂v at the last Evaluate()d v (with secant blocks where asked). With
+  /// `symmetric_part` (or nullptr), the same pass also fills it (on pattern(), resized to its nnz) with the Newton
+  /// matrix without its W_tn term, M + h(W_nn + W_tt): the symmetric part of eq. 23 (the W_tt blocks are symmetric,
+  /// W_nn is diagonal in contact space), positive definite since M is and dπ/dvn ≤ 0 (eq. 19). One-way: the Newton
+  /// matrix itself (eq. 17 has no W_tn).
+  void Assemble(Eigen::VectorXd* symmetric_part = nullptr);
 
   const Eigen::VectorXd& residual() const { return residual_; }
   /// vn (nc, m/s), vt (2nc, m/s), π (nc, N), ft (2nc, N) at the last evaluated v.
@@ -71,7 +71,7 @@ class NewtonSystem {
   kernels::ContactJacobian J_;
   kernels::NewtonMatrixPattern pattern_;
   std::vector<int> m_outer_, m_inner_;  // M's pattern, kept for Reset
-  Eigen::VectorXd pi_frozen_, vn_, vt_, pi_, ft_, blocks_, symmetric_blocks_, tau_, residual_, values_;
+  Eigen::VectorXd pi_frozen_, vn_, vt_, pi_, ft_, blocks_, tau_, residual_, values_;
 };
 
 }  // namespace tamsi

@@ -32,7 +32,7 @@ enum class NewtonSolve {
   /// more than half of them.
   kReuseFactorization,
   /// Two-way: GMRES preconditioned by a fresh Cholesky (CHOLMOD) of the Newton matrix's symmetric part
-  /// M + h(W_nn + W_tt), i.e. eq. 23 without W_tn (NewtonSystem::AssembleSymmetricPart). W_tn is small against
+  /// M + h(W_nn + W_tt), i.e. eq. 23 without W_tn (NewtonSystem::Assemble). W_tn is small against
   /// that part, so GMRES needs a few iterations, and the Cholesky costs a fraction of the LU of eq. 23 (3.4 vs
   /// 12 ms for a 3,000-velocity pile island). An iteration whose symmetric part is not positive definite, or whose
   /// GMRES misses krylov_tolerance within max_krylov_iterations, is solved by the exact factorization instead.

@@ -31,9 +31,14 @@ class NewtonMatrixPattern {
   const std::vector<int>& row_index() const { return row_index_; }
 
   /// values (nnz) = M + h Σᵢ Jcᵢᵀ Bᵢ Jcᵢ, with blocks Bᵢ (9nc, row-major 3 × 3, see CalcContactForces). M and J
-  /// must be the ones the pattern was built from.
+  /// must be the ones the pattern was built from. With `symmetric_values` (nnz, or nullptr), the same pass also
+  /// writes the matrix without the W_tn coupling, M + h Σᵢ Jcᵢᵀ B̄ᵢ Jcᵢ where B̄ᵢ is Bᵢ with its −∂ft/∂vn column
+  /// (entries (1, 0), (2, 0)) zeroed: the symmetric part of eq. 23 (NewtonSystem::Assemble). Each Kᵢ differs from its
+  /// symmetric counterpart by the rank-one uᵢ Jnᵢ, uᵢ = Jtᵢᵀ Bᵢ(1:2, 0), so the second output costs a fraction of a
+  /// second assembly. Bitwise identical for any thread count, both outputs.
   void Assemble(const ThreadBudget& budget, const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
-                const ContactJacobian& J, double h, const Eigen::VectorXd& blocks, double* values);
+                const ContactJacobian& J, double h, const Eigen::VectorXd& blocks, double* values,
+                double* symmetric_values = nullptr);
 
  private:
   std::vector<int> col_ptr_{0};
@@ -43,6 +48,7 @@ class NewtonMatrixPattern {
   std::vector<int> gather_source_;  // indices into the K buffer
   std::vector<int> k_offset_;       // per contact: start of Kᵢ (|S_i|², column-major) in the K buffer
   std::vector<double> k_buffer_;
+  std::vector<double> k_symmetric_buffer_;  // the Kᵢ without W_tn, sized on first use
 };
 
 }  // namespace tamsi::kernels
