@@ -174,6 +174,7 @@ std::string ResultToJson(const Result& r) {
                   {"structure_reused", s.structure_reused},
                   {"symbolic_factorizations", s.symbolic_factorizations},
                   {"numeric_factorizations", s.numeric_factorizations},
+                  {"newton_systems", s.newton_systems},
                   {"krylov_solves", s.krylov_solves},
                   {"krylov_iterations", s.krylov_iterations},
                   {"coupling", ToString(s.coupling)},

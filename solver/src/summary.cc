@@ -44,7 +44,8 @@ std::string Summary::FullReport() const {
   out += Format("  %-28s %s\n", "structure reused", structure_reused ? "yes" : "no");
   out += Format("  %-28s %d (%d with secant islands)\n", "iterations", iterations, secant_iterations);
   out += Format("  %-28s %d symbolic, %d numeric\n", "factorizations", symbolic_factorizations, numeric_factorizations);
-  out += Format("  %-28s %d solves, %d iterations\n", "GMRES", krylov_solves, krylov_iterations);
+  out += Format("  %-28s %d of %d Newton systems (%.0f %%), %d iterations\n", "solved by GMRES", krylov_solves,
+                newton_systems, newton_systems ? 100.0 * krylov_solves / newton_systems : 0.0, krylov_iterations);
   out += Format("  %-28s %d\n", "stick/slip transitions", stick_slip_transitions);
   out += "  time (ms)\n";
   const std::pair<const char*, double> phases[] = {{"residual and forces", time_residual},

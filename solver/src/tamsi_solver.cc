@@ -73,6 +73,7 @@ struct IslandSolver {
   int factorizations_now{0};  // numeric factorizations in this iteration
   bool refactor{false};       // the kept factorization no longer preconditions well
   int krylov_iterations{0};   // in this iteration
+  bool krylov_solved{false};  // this iteration's Newton system was solved by GMRES
   bool done{false};
   /// Secant safeguard phase (Options::secant_safeguard): Newton until a cut step, secant, then Newton to the end.
   enum class Phase { kNewton, kSecant, kFinalNewton } phase{Phase::kNewton};
@@ -278,6 +279,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       I.refactor = !solved || 2 * I.krylov_iterations > o.max_krylov_iterations;
       I.time_solve = Seconds(ti);
     }
+    I.krylov_solved = solved;
     if (!solved) {
       ti = Clock::now();  // a GMRES attempt that fell short is already in time_solve
       if (!I.analyzed) {
@@ -399,7 +401,8 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       s.symbolic_factorizations += I.analyses_now;
       s.numeric_factorizations += I.factorizations_now;
       s.krylov_iterations += I.krylov_iterations;
-      s.krylov_solves += I.krylov_iterations > 0;
+      s.newton_systems += 1;
+      s.krylov_solves += I.krylov_solved;
     }
     s.vt_residual.push_back(vt_residual);
     s.vn_residual.push_back(vn_residual);

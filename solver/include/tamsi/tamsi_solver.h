@@ -174,7 +174,10 @@ struct Summary {
   /// Symbolic analyses done in this solve, summed over islands (0 when the pattern of the previous solve was reused).
   int symbolic_factorizations{0};
   int numeric_factorizations{0};
-  /// Newton systems solved by GMRES (Options::newton_solve), and their GMRES iterations.
+  /// Island Newton systems solved (one per island per iteration it takes part in); of those, the ones GMRES solved
+  /// to krylov_tolerance (Options::newton_solve; the rest were factored exactly), so krylov_solves / newton_systems
+  /// is the reuse rate of kReuseFactorization; and all GMRES iterations, those of attempts that fell short included.
+  int newton_systems{0};
   int krylov_solves{0};
   int krylov_iterations{0};
   /// Seconds spent: evaluating contact forces and the residual; assembling the Newton matrix (and finding islands);
