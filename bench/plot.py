@@ -76,7 +76,7 @@ def threads(paths, out):
     fig, ax = plt.subplots(figsize=(8, 5.5))
     top = 1
     for case, by_t in sorted(cases.items()):
-        if 1 not in by_t or len(by_t) < 3:
+        if 1 not in by_t or len(by_t) < 2:
             continue
         ts = sorted(by_t)
         top = max(top, ts[-1])
