@@ -37,10 +37,11 @@ double Seconds(std::chrono::steady_clock::time_point start) {
 
 // MuJoCo 2.2.2's compiler steps the model once with its default sizes: nstack = 5 (njmax + nv)² mjtNums, an int that
 // overflows from nv ≈ 20,000 (a 3,500-body pile), and a constraint solve that allocates nv² on that stack. Both crash
-// inside mj_loadXML. The sizes the front end runs with anyway (ConfigureModelForTamsi: one constraint row, a
-// stack for the broad phase over every geom pair) are declared first under the root element, so a <size> of the
-// model's own still overrides them. The geom and body counts are estimated from the text (upper bounds for MJCF
-// without includes). MJCF that is not a <mujoco> document (URDF) is passed through unchanged.
+// inside mj_loadXML. One constraint row (as ConfigureModelForTamsi runs with; MuJoCo's own engine resizes it) and a
+// stack for the broad phase over every geom pair, at least MuJoCo's default for a small model, are declared first
+// under the root element, so a <size> of the model's own still overrides them. Geoms and velocities are counted in
+// the text (included files are not read; the floor covers small ones). MJCF that is not a <mujoco> document (URDF)
+// is passed through unchanged.
 std::string WithLoaderSizes(const std::string& xml, const std::string& name) {
   std::size_t root = 0;
   while ((root = xml.find("<mujoco", root)) != std::string::npos) {
@@ -70,13 +71,13 @@ std::string WithLoaderSizes(const std::string& xml, const std::string& name) {
     return n;
   };
   const double geoms = count("<geom"), velocities = 6.0 * count("<body") + count("<joint");
-  const double stack = 1.0e5 + 20.0 * velocities + geoms * geoms;
+  const double mujoco_default = 5.0 * (500.0 + velocities) * (500.0 + velocities);
+  const double stack = std::max(1.0e5 + 20.0 * velocities + geoms * geoms, std::min(mujoco_default, 1.0e8));
   if (stack * sizeof(mjtNum) > static_cast<double>(INT_MAX)) {
     throw ModelLoadError("cannot load model '" + name + "': its ~" + std::to_string(static_cast<long>(geoms)) +
                          " geoms need a collision stack beyond MuJoCo 2.2.2's 32-bit size");
   }
-  const std::string sizes =
-      "<size njmax=\"1\" nconmax=\"1\" nstack=\"" + std::to_string(static_cast<long>(stack)) + "\"/>";
+  const std::string sizes = "<size njmax=\"1\" nstack=\"" + std::to_string(static_cast<long>(stack)) + "\"/>";
   return xml.substr(0, end + 1) + sizes + xml.substr(end + 1);
 }
 

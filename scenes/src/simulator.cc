@@ -149,7 +149,8 @@ Simulator::Simulator(ModelPtr model, const SimulatorOptions& options, int keyfra
   mj_collision(probe_model.get(), probe.get());
   const int contacts = probe->ncon;
   model_->nconmax = std::max(model_->nconmax, static_cast<int>(std::ceil(1.2 * contacts)) + 32);
-  model_->njmax = std::max(model_->njmax, 4 * model_->nconmax + 6 * model_->neq + model_->njnt);
+  // At least MuJoCo's default of 500 rows (the loader declared one).
+  model_->njmax = std::max({model_->njmax, 500, 4 * model_->nconmax + 6 * model_->neq + model_->njnt});
   const double njmax = model_->njmax, nv = model_->nv;
   const double efc_bytes = 12.0 * njmax * njmax + 24.0 * njmax * nv;
   if (efc_bytes > static_cast<double>(INT_MAX)) {
