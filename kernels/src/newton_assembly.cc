@@ -81,12 +81,12 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
         K.col(b).noalias() = Jc.transpose() * BJ_b;
       }
       if (!symmetric) continue;
-      // K̄ = K − u Jnᵀ-row: column b loses u · Jn(b), u = Jtᵀ B(1:2, 0).
+      // K̄ = K − u Jn, u = Jtᵀ B(1:2, 0): row a loses u_a Jn.
       Eigen::Map<Eigen::MatrixXd> Ks(k_symmetric_buffer_.data() + k_offset_[i], m, m);
       const Eigen::Vector2d b_tn = B.block<2, 1>(1, 0);
-      for (int b = 0; b < m; ++b) {
-        const double jn_b = Jc(0, b);
-        for (int a = 0; a < m; ++a) Ks(a, b) = K(a, b) - Jc.block<2, 1>(1, a).dot(b_tn) * jn_b;
+      for (int a = 0; a < m; ++a) {
+        const double u_a = Jc.block<2, 1>(1, a).dot(b_tn);
+        for (int b = 0; b < m; ++b) Ks(a, b) = K(a, b) - u_a * Jc(0, b);
       }
     }
   });
