@@ -71,8 +71,7 @@ std::string WithLoaderSizes(const std::string& xml, const std::string& name) {
     return n;
   };
   const double geoms = count("<geom"), velocities = 6.0 * count("<body") + count("<joint");
-  const double mujoco_default = 5.0 * (500.0 + velocities) * (500.0 + velocities);
-  const double stack = std::max(1.0e5 + 20.0 * velocities + geoms * geoms, std::min(mujoco_default, 1.0e8));
+  const double stack = std::max(TamsiStack(velocities, geoms), std::min(MujocoDefaultStack(velocities), 1.0e8));
   if (stack * sizeof(mjtNum) > static_cast<double>(INT_MAX)) {
     throw ModelLoadError("cannot load model '" + name + "': its ~" + std::to_string(static_cast<long>(geoms)) +
                          " geoms need a collision stack beyond MuJoCo 2.2.2's 32-bit size");
@@ -152,13 +151,16 @@ ContactDefaults PenetrationAllowanceDefaults(const mjModel& model, double allowa
   return defaults;
 }
 
+double TamsiStack(double velocities, double geoms) { return 1.0e5 + 20.0 * velocities + geoms * geoms; }
+
+double MujocoDefaultStack(double n) { return 5.0 * (500.0 + n) * (500.0 + n); }
+
 void ConfigureModelForTamsi(mjModel* model, int min_contacts) {
   // One efc row: mj_makeData still allocates the efc arrays (njmax × nv and njmax × njmax), so this keeps the
   // 32-bit buffer small; we never call mj_makeConstraint.
   model->njmax = 1;
   model->nconmax = std::max(model->nconmax, std::max(min_contacts, 8 * model->ngeom + 100));
-  // The broad phase of MuJoCo 2.2.2 takes about ngeom² / 2 mjtNums of stack.
-  const double stack = 1.0e5 + 20.0 * model->nv + static_cast<double>(model->ngeom) * model->ngeom;
+  const double stack = TamsiStack(model->nv, model->ngeom);
   if (stack * sizeof(mjtNum) > static_cast<double>(INT_MAX)) {
     throw std::invalid_argument("model has " + std::to_string(model->ngeom) +
                                 " geoms: MuJoCo 2.2.2's collision stack would exceed its 32-bit size");

@@ -161,7 +161,7 @@ Simulator::Simulator(ModelPtr model, const SimulatorOptions& options, int keyfra
   }
   // Its solver also takes dense nv × nv and row-sized arrays from the stack: give it the size MuJoCo 2.2.2's
   // compiler picks by default (5 (500 + nv + neq)² mjtNums); the loader declared a smaller one.
-  const double stack = 5.0 * (500.0 + nv + model_->neq) * (500.0 + nv + model_->neq);
+  const double stack = MujocoDefaultStack(nv + model_->neq);
   if (stack > static_cast<double>(INT_MAX)) {
     throw std::invalid_argument("MuJoCo 2.2.2 cannot run this scene with its own solver: nv = " +
                                 std::to_string(model_->nv) + " needs a stack beyond its 32-bit size");

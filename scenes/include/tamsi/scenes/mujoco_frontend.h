@@ -66,6 +66,13 @@ struct ContactDefaults {
 /// per-geom values (2k, d) so that two default geoms in contact combine to exactly (k, d).
 ContactDefaults PenetrationAllowanceDefaults(const mjModel& model, double allowance);
 
+/// MuJoCo 2.2.2 stack sizes (nstack, in mjtNums). TamsiStack: kinematics and collision of a TAMSI step with
+/// `velocities` dofs and `geoms` geoms, the broad phase taking ngeom² / 2. MujocoDefaultStack: what MuJoCo's
+/// compiler picks for its default 500 constraint rows, 5 (500 + n)² with n = nv + neq, which its own constraint
+/// solver needs.
+double TamsiStack(double velocities, double geoms);
+double MujocoDefaultStack(double n);
+
 /// Sizes a model for TAMSI stepping before mj_makeData: MuJoCo's constraint buffer shrinks to one row (its
 /// constraint solver never runs in our steps, so its 32-bit efc arrays never limit the scene size), the contact
 /// list holds at least `min_contacts`, and the stack holds the broad phase of every geom pair.
