@@ -260,15 +260,17 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
         I.time_symbolic += Seconds(ti);
         ti = Clock::now();
       }
-      const bool factored = I.symmetric_analyzed && I.symmetric_solver->Factor(S, nullptr);
-      I.factorizations_now += 1;
-      I.time_numeric += Seconds(ti);
-      ti = Clock::now();
-      if (factored) {
-        solved = internal::SolveWithKrylov(A, *I.symmetric_solver, o.max_krylov_iterations, o.krylov_tolerance, I.rhs,
-                                           &I.dv, &I.krylov_iterations);
+      if (I.symmetric_analyzed) {
+        const bool factored = I.symmetric_solver->Factor(S, nullptr);
+        I.factorizations_now += 1;
+        I.time_numeric += Seconds(ti);
+        ti = Clock::now();
+        if (factored) {
+          solved = internal::SolveWithKrylov(A, *I.symmetric_solver, o.max_krylov_iterations, o.krylov_tolerance, I.rhs,
+                                             &I.dv, &I.krylov_iterations);
+        }
+        I.time_solve = Seconds(ti);
       }
-      I.time_solve = Seconds(ti);
     }
     // Factorization reuse: GMRES on this iteration's matrix, preconditioned by the island's last factorization
     // (from an earlier iteration or an earlier solve of the same pattern). Refactor when GMRES does not meet its
