@@ -1,0 +1,197 @@
+#include "island_newton.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "krylov.h"
+#include "line_search.h"
+
+namespace tamsi::internal {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
+
+}  // namespace
+
+IslandNewton::IslandNewton(int k, LinearSolverType type, bool symmetric)
+    : k_(k), type_(type), linear_solver_(MakeLinearSolver(type, symmetric)) {}
+
+void IslandNewton::Start() {
+  done_ = false;
+  status_ = Status::kMaxIterationsReached;
+  phase_ = Phase::kNewton;
+}
+
+bool IslandNewton::UpdatePhase(const Options& o) {
+  const Phase before = phase_;
+  const double exit = o.secant_exit_factor * o.stiction_tolerance;
+  if (phase_ == Phase::kNewton && record_.alpha < o.secant_entry_alpha && record_.vt_residual > exit)
+    phase_ = Phase::kSecant;
+  else if (phase_ == Phase::kSecant && record_.vt_residual <= exit)
+    phase_ = Phase::kFinalNewton;
+  return phase_ != before;
+}
+
+void IslandNewton::Iterate(const IslandIterationData& data) {
+  record_ = IslandIterationRecord{};
+  GatherSystem(data);
+  if (!CalcSearchDirection(data)) return;
+  if (!dv_.allFinite()) {
+    Fail(Status::kNonFiniteValues);
+    return;
+  }
+  const Clock::time_point t = Clock::now();
+  CalcContactVelocityChanges(data);
+  CalcStepLength(data);
+  const IslandPartition& P = data.partition;
+  const int* dofs = P.velocities.data() + P.velocity_ptr[k_];
+  for (int a = 0; a < P.num_velocities(k_); ++a) data.v[dofs[a]] += record_.alpha * dv_[a];
+  record_.time_line_search = Seconds(t);
+  // Converged when the full Newton update of every contact is below the tolerance, tangential and normal alike.
+  const double tolerance = data.options.relative_tolerance * data.options.stiction_tolerance;
+  if (record_.vt_residual <= tolerance && record_.vn_residual <= tolerance) {
+    status_ = Status::kSuccess;
+    done_ = true;
+  }
+}
+
+bool IslandNewton::UsesSymmetricPreconditioner(const IslandIterationData& data) const {
+  return data.symmetric_values.size() > 0 && type_ != LinearSolverType::kDense;
+}
+
+void IslandNewton::GatherSystem(const IslandIterationData& data) {
+  const IslandPartition& P = data.partition;
+  const int n = P.num_velocities(k_);
+  const int* dofs = P.velocities.data() + P.velocity_ptr[k_];
+  const int* entries = P.value_source.data() + P.entry_ptr[k_];
+  const int num_entries = P.entry_ptr[k_ + 1] - P.entry_ptr[k_];
+  values_.resize(num_entries);
+  for (int e = 0; e < num_entries; ++e) values_[e] = data.system.values()[entries[e]];
+  if (UsesSymmetricPreconditioner(data)) {
+    symmetric_values_.resize(num_entries);
+    for (int e = 0; e < num_entries; ++e) symmetric_values_[e] = data.symmetric_values[entries[e]];
+  }
+  matrix_ =
+      CscView{n, P.local_col_ptr.data() + P.column_ptr[k_], P.local_row_index.data() + P.entry_ptr[k_], values_.data()};
+  rhs_.resize(n);
+  for (int a = 0; a < n; ++a) rhs_[a] = -data.system.residual()[dofs[a]];
+}
+
+bool IslandNewton::CalcSearchDirection(const IslandIterationData& data) {
+  const Options& o = data.options;
+  bool solved = false;
+  if (UsesSymmetricPreconditioner(data)) solved = SolveWithSymmetricPreconditioner(data);
+  if (o.newton_solve == NewtonSolve::kReuseFactorization && factorized_ && !refactor_)
+    solved = SolveWithKeptFactorization(data);
+  record_.krylov_solved = solved;
+  return solved || SolveExactly();
+}
+
+// A fresh Cholesky of M + h(W_nn + W_tt) on the island's pattern, then GMRES on the full matrix. False when that part
+// is not positive definite or GMRES falls short of its tolerance: the exact factorization follows.
+bool IslandNewton::SolveWithSymmetricPreconditioner(const IslandIterationData& data) {
+  const Options& o = data.options;
+  Clock::time_point t = Clock::now();
+  const CscView S{matrix_.n, matrix_.col_ptr, matrix_.row_index, symmetric_values_.data()};
+  if (!symmetric_solver_) symmetric_solver_ = MakeLinearSolver(LinearSolverType::kCholmod, /*symmetric=*/true);
+  if (!symmetric_analyzed_) {
+    symmetric_analyzed_ = symmetric_solver_->Analyze(S, nullptr);
+    record_.symbolic_factorizations += 1;
+    record_.time_symbolic += Seconds(t);
+    t = Clock::now();
+  }
+  if (!symmetric_analyzed_) return false;
+  const bool factored = symmetric_solver_->Factor(S, nullptr);
+  record_.numeric_factorizations += 1;
+  record_.time_numeric += Seconds(t);
+  t = Clock::now();
+  bool solved = false;
+  if (factored) {
+    solved = SolveWithKrylov(matrix_, *symmetric_solver_, o.max_krylov_iterations, o.krylov_tolerance, rhs_, &dv_,
+                             &record_.krylov_iterations);
+  }
+  record_.time_solve += Seconds(t);
+  return solved;
+}
+
+// GMRES on this iteration's matrix, preconditioned by the island's last factorization (from an earlier iteration or
+// an earlier solve of the same pattern). Refactor when GMRES does not meet its tolerance within its budget, or took
+// more than half of it.
+bool IslandNewton::SolveWithKeptFactorization(const IslandIterationData& data) {
+  const Options& o = data.options;
+  const Clock::time_point t = Clock::now();
+  const bool solved = SolveWithKrylov(matrix_, *linear_solver_, o.max_krylov_iterations, o.krylov_tolerance, rhs_, &dv_,
+                                      &record_.krylov_iterations);
+  refactor_ = !solved || 2 * record_.krylov_iterations > o.max_krylov_iterations;
+  record_.time_solve += Seconds(t);
+  return solved;
+}
+
+bool IslandNewton::SolveExactly() {
+  Clock::time_point t = Clock::now();
+  if (!analyzed_) {
+    if (!linear_solver_->Analyze(matrix_, &message_)) return Fail(Status::kLinearSolverFailed);
+    analyzed_ = true;
+    record_.symbolic_factorizations += 1;
+    record_.time_symbolic += Seconds(t);
+    t = Clock::now();
+  }
+  factorized_ = linear_solver_->Factor(matrix_, &message_);
+  record_.numeric_factorizations += 1;
+  refactor_ = false;
+  record_.time_numeric += Seconds(t);
+  if (!factorized_) return Fail(Status::kLinearSolverFailed);
+  t = Clock::now();
+  const bool solved = linear_solver_->Solve(rhs_, &dv_, &message_);
+  record_.time_solve += Seconds(t);
+  return solved || Fail(Status::kLinearSolverFailed);
+}
+
+void IslandNewton::CalcContactVelocityChanges(const IslandIterationData& data) {
+  const IslandPartition& P = data.partition;
+  const int* dofs = P.velocities.data() + P.velocity_ptr[k_];
+  for (int a = 0; a < P.num_velocities(k_); ++a) data.dv[dofs[a]] = dv_[a];
+  const kernels::ContactJacobian& J = data.system.contact_jacobian();
+  for (int c = P.contact_ptr[k_]; c < P.contact_ptr[k_ + 1]; ++c) {
+    const int i = P.contacts[c];
+    const Eigen::Vector3d dvc = J.MultiplyContact(i, data.dv);
+    data.dvn[i] = dvc[0];
+    data.dvt.segment<2>(2 * i) = dvc.tail<2>();
+    record_.vn_residual = std::max(record_.vn_residual, std::abs(dvc[0]));
+    record_.vt_residual = std::max(record_.vt_residual, dvc.tail<2>().norm());
+  }
+}
+
+void IslandNewton::CalcStepLength(const IslandIterationData& data) {
+  const Options& o = data.options;
+  const IslandPartition& P = data.partition;
+  const int* contacts = P.contacts.data() + P.contact_ptr[k_];
+  const int num_contacts = P.contact_ptr[k_ + 1] - P.contact_ptr[k_];
+  auto tals = [&] {
+    const kernels::TalsLimit limit = kernels::CalcTalsLimit(data.budget, data.system.vt(), data.dvt,
+                                                            o.stiction_tolerance, o.max_angle, contacts, num_contacts);
+    record_.alpha = limit.alpha;
+    record_.tals_limited_contacts = limit.limited_contacts;
+  };
+  record_.alpha = 1.0;
+  if (o.line_search == LineSearch::kTals) tals();
+  if (o.line_search == LineSearch::kExact) {
+    const double exact =
+        ExactLineSearch(data.system, data.v, data.dv, P.velocities.data() + P.velocity_ptr[k_], P.num_velocities(k_),
+                        contacts, num_contacts, data.dvn, data.dvt, &record_.line_search_evaluations);
+    tals();
+    record_.tals_fallback = exact <= 0.0;
+    record_.alpha = std::max(record_.alpha, exact);
+  }
+}
+
+bool IslandNewton::Fail(Status status) {
+  status_ = status;
+  done_ = true;
+  return false;
+}
+
+}  // namespace tamsi::internal

@@ -1,0 +1,114 @@
+#pragma once
+/// @file
+/// Internal: the Newton iteration of one island. TamsiSolver::Solve evaluates the residual and assembles the Newton
+/// matrix of the whole system once per iteration, then runs IslandNewton::Iterate on every island still iterating, in
+/// parallel; each island has its own factorization, step length and convergence test. One function per phase of an
+/// iteration (Drake's TamsiSolver splits its Calc* steps the same way).
+
+#include <tamsi/kernels/parallel.h>
+#include <tamsi/newton_system.h>
+#include <tamsi/tamsi_solver.h>
+
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+
+#include "islands.h"
+#include "linear_solver.h"
+
+namespace tamsi::internal {
+
+/// What one iteration of every island reads (constant while the islands iterate), and the solve's global vectors,
+/// which islands write at disjoint entries: their own velocities and their own contacts.
+struct IslandIterationData {
+  const Options& options;
+  const NewtonSystem& system;
+  const IslandPartition& partition;
+  const kernels::ThreadBudget& budget;
+  /// The symmetric part M + h(W_nn + W_tt) on the Newton matrix's pattern (NewtonSystem::Assemble), when
+  /// Options::newton_solve is kSymmetricPreconditioner under two-way coupling; empty otherwise.
+  const Eigen::VectorXd& symmetric_values;
+  /// v (nv, m/s): the iterate, updated in place; Δv (nv), Δvn (nc), Δvt (2nc): the last full Newton step.
+  Eigen::VectorXd& v;
+  Eigen::VectorXd& dv;
+  Eigen::VectorXd& dvn;
+  Eigen::VectorXd& dvt;
+};
+
+/// What one island's last iteration did: Summary's per-iteration entries before they are combined over islands.
+struct IslandIterationRecord {
+  double vt_residual{0}, vn_residual{0};  // max over the island's contacts of ‖Δvt,i‖, |Δvn,i| (m/s)
+  double alpha{1};
+  int tals_limited_contacts{0};
+  int line_search_evaluations{0};
+  bool tals_fallback{false};
+  int symbolic_factorizations{0};
+  int numeric_factorizations{0};
+  int krylov_iterations{0};
+  bool krylov_solved{false};  // the Newton system was solved by GMRES to its tolerance
+  double time_symbolic{0}, time_numeric{0}, time_solve{0}, time_line_search{0};
+};
+
+/// Newton state of island `k` of a partition, kept across solves while the Newton matrix's pattern holds (its
+/// backends keep their symbolic analyses).
+class IslandNewton {
+ public:
+  /// Secant safeguard phase (Options::secant_safeguard): Newton until a cut step, secant, then Newton to the end.
+  enum class Phase { kNewton, kSecant, kFinalNewton };
+
+  /// `type`: the backend of the Newton matrix (not kAuto); `symmetric`: the matrix is SPD (one-way coupling).
+  IslandNewton(int k, LinearSolverType type, bool symmetric);
+
+  /// Starts a new solve: not done, in the Newton phase.
+  void Start();
+  /// Secant safeguard (Options::secant_safeguard): moves the phase on from the last iteration's α and ‖Δvt‖. True
+  /// when the phase changed.
+  bool UpdatePhase(const Options& options);
+  /// One Newton iteration: gather the island's system, solve for Δv, contact velocity changes, step length,
+  /// v ← v + αΔv, convergence test.
+  void Iterate(const IslandIterationData& data);
+
+  LinearSolverType type() const { return type_; }
+  Phase phase() const { return phase_; }
+  bool done() const { return done_; }
+  Status status() const { return status_; }
+  const std::string& message() const { return message_; }
+  const IslandIterationRecord& record() const { return record_; }
+
+ private:
+  /// Options::newton_solve is kSymmetricPreconditioner (two-way) and the island is not solved densely.
+  bool UsesSymmetricPreconditioner(const IslandIterationData& data) const;
+  /// The island's block of the Newton matrix (and of its symmetric part), and the right-hand side −r.
+  void GatherSystem(const IslandIterationData& data);
+  /// Δv from the island's Newton system: GMRES where Options::newton_solve asks for it, else (or when GMRES falls
+  /// short) an exact factorization. False, with status_ set, when the linear solve fails.
+  bool CalcSearchDirection(const IslandIterationData& data);
+  bool SolveWithSymmetricPreconditioner(const IslandIterationData& data);
+  bool SolveWithKeptFactorization(const IslandIterationData& data);
+  bool SolveExactly();
+  /// Δvn, Δvt of the island's contacts from Δv, and the residuals max ‖Δvt,i‖, max |Δvn,i|.
+  void CalcContactVelocityChanges(const IslandIterationData& data);
+  /// α by Options::line_search (TALS, the exact line search with TALS beside it, or 1).
+  void CalcStepLength(const IslandIterationData& data);
+  /// Ends the island's solve with `status`; returns false.
+  bool Fail(Status status);
+
+  int k_;
+  LinearSolverType type_;
+  std::unique_ptr<LinearSolver> linear_solver_;
+  std::unique_ptr<LinearSolver> symmetric_solver_;  // CHOLMOD on M + h(W_nn + W_tt), the preconditioner
+  bool analyzed_{false};
+  bool symmetric_analyzed_{false};
+  bool factorized_{false};  // holds a numeric factorization (of this or an earlier matrix of the pattern)
+  bool refactor_{false};    // the kept factorization no longer preconditions well
+  bool done_{false};
+  Phase phase_{Phase::kNewton};
+  Status status_{Status::kMaxIterationsReached};
+  std::string message_;
+  // The island's view of the Newton system (local indices), and its part of the direction.
+  CscView matrix_;
+  Eigen::VectorXd values_, symmetric_values_, rhs_, dv_;
+  IslandIterationRecord record_;
+};
+
+}  // namespace tamsi::internal
