@@ -16,8 +16,8 @@ double Seconds(Clock::time_point since) { return std::chrono::duration<double>(C
 
 }  // namespace
 
-IslandNewton::IslandNewton(int k, LinearSolverType type, bool symmetric)
-    : k_(k), type_(type), linear_solver_(MakeLinearSolver(type, symmetric)) {}
+IslandNewton::IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads)
+    : k_(k), type_(type), num_threads_(num_threads), linear_solver_(MakeLinearSolver(type, symmetric, num_threads)) {}
 
 void IslandNewton::Start() {
   done_ = false;
@@ -96,7 +96,8 @@ bool IslandNewton::SolveWithSymmetricPreconditioner(const IslandIterationData& d
   const Options& o = data.options;
   Clock::time_point t = Clock::now();
   const CscView S{matrix_.n, matrix_.col_ptr, matrix_.row_index, symmetric_values_.data()};
-  if (!symmetric_solver_) symmetric_solver_ = MakeLinearSolver(LinearSolverType::kCholmod, /*symmetric=*/true);
+  if (!symmetric_solver_)
+    symmetric_solver_ = MakeLinearSolver(LinearSolverType::kCholmod, /*symmetric=*/true, num_threads_);
   if (!symmetric_analyzed_) {
     symmetric_analyzed_ = symmetric_solver_->Analyze(S, nullptr);
     record_.symbolic_factorizations += 1;

@@ -56,8 +56,9 @@ class IslandNewton {
   /// Secant safeguard phase (Options::secant_safeguard): Newton until a cut step, secant, then Newton to the end.
   enum class Phase { kNewton, kSecant, kFinalNewton };
 
-  /// `type`: the backend of the Newton matrix (not kAuto); `symmetric`: the matrix is SPD (one-way coupling).
-  IslandNewton(int k, LinearSolverType type, bool symmetric);
+  /// `type`: the backend of the Newton matrix (not kAuto); `symmetric`: the matrix is SPD (one-way coupling);
+  /// `num_threads`: the threads its sparse Cholesky factorizations may use (MakeLinearSolver).
+  IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads);
 
   /// Starts a new solve: not done, in the Newton phase.
   void Start();
@@ -95,6 +96,7 @@ class IslandNewton {
 
   int k_;
   LinearSolverType type_;
+  int num_threads_;
   std::unique_ptr<LinearSolver> linear_solver_;
   std::unique_ptr<LinearSolver> symmetric_solver_;  // CHOLMOD on M + h(W_nn + W_tt), the preconditioner
   bool analyzed_{false};

@@ -129,25 +129,33 @@ class KluSolver final : public LinearSolver {
   klu_numeric* numeric_{nullptr};
 };
 
-// CHOLMOD 3 (SuiteSparse 5) runs parts of its supernodal factorization in OpenMP regions with a compiled-in
-// num_threads(4), whatever OMP_NUM_THREADS says. Next to TBB's workers, or on fewer than 4 idle cores, those threads
-// wait on each other: on 2 cores a 3,000-velocity pile matrix (2.7e7 flops) took 18 ms to factor instead of 3.6 ms.
-// With dynamic adjustment the OpenMP runtime gives those regions only the cores the load average leaves idle. It is
-// set for the calling thread during CHOLMOD's calls and restored after, so the caller's own OpenMP is unchanged.
-class ScopedOmpDynamic {
+// CHOLMOD 3 (SuiteSparse 5) runs parts of its supernodal factorization and solves in OpenMP regions sized by
+// OpenMP's default, one thread per core, whatever thread budget the caller gave tamsi. Those threads spin-wait on
+// each other: on 2 cores with one of them busy elsewhere, a 3,000-velocity pile matrix took 440 ms to factor instead
+// of 5 ms with one thread; next to TBB's own workers they oversubscribe the cores. So CHOLMOD's calls run with the
+// backend's thread count (the solver's budget for an island that dominates the problem, else 1) and dynamic
+// adjustment on, set for the calling thread during the call and restored after: the caller's own OpenMP is unchanged.
+class ScopedOmpThreads {
  public:
-  ScopedOmpDynamic() : previous_(omp_get_dynamic()) { omp_set_dynamic(1); }
-  ~ScopedOmpDynamic() { omp_set_dynamic(previous_); }
-  ScopedOmpDynamic(const ScopedOmpDynamic&) = delete;
-  ScopedOmpDynamic& operator=(const ScopedOmpDynamic&) = delete;
+  explicit ScopedOmpThreads(int num_threads) : threads_(omp_get_max_threads()), dynamic_(omp_get_dynamic()) {
+    omp_set_num_threads(num_threads);
+    omp_set_dynamic(1);
+  }
+  ~ScopedOmpThreads() {
+    omp_set_num_threads(threads_);
+    omp_set_dynamic(dynamic_);
+  }
+  ScopedOmpThreads(const ScopedOmpThreads&) = delete;
+  ScopedOmpThreads& operator=(const ScopedOmpThreads&) = delete;
 
  private:
-  int previous_;
+  int threads_;
+  int dynamic_;
 };
 
 class CholmodSolver final : public LinearSolver {
  public:
-  CholmodSolver() {
+  explicit CholmodSolver(int num_threads) : num_threads_(num_threads) {
     cholmod_start(&common_);
     common_.print = 0;
     common_.error_handler = nullptr;
@@ -170,7 +178,7 @@ class CholmodSolver final : public LinearSolver {
 
   bool Factor(const CscView& A, std::string* message) override {
     cholmod_sparse view = View(A);
-    const ScopedOmpDynamic dynamic;
+    const ScopedOmpThreads threads(num_threads_);
     const int ok = cholmod_factorize(&view, factor_, &common_);
     if (!ok || common_.status < CHOLMOD_OK) return Fail("cholmod_factorize", message);
     if (common_.status == CHOLMOD_NOT_POSDEF || factor_->minor < factor_->n) {
@@ -190,7 +198,7 @@ class CholmodSolver final : public LinearSolver {
     rhs.xtype = CHOLMOD_REAL;
     rhs.dtype = CHOLMOD_DOUBLE;
     // cholmod_solve2 reuses x_, y_, e_ across calls: no allocation at steady state.
-    const ScopedOmpDynamic dynamic;
+    const ScopedOmpThreads threads(num_threads_);
     if (!cholmod_solve2(CHOLMOD_A, factor_, &rhs, nullptr, &x_, nullptr, &y_, &e_, &common_))
       return Fail("cholmod_solve2", message);
     *x = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(x_->x), b.size());
@@ -217,6 +225,7 @@ class CholmodSolver final : public LinearSolver {
     if (message) *message = std::string(call) + " failed with CHOLMOD status " + std::to_string(common_.status);
     return false;
   }
+  int num_threads_;
   cholmod_common common_;
   cholmod_factor* factor_{nullptr};
   cholmod_dense* x_{nullptr};
@@ -276,12 +285,12 @@ class DenseSolver final : public LinearSolver {
 
 }  // namespace
 
-std::unique_ptr<LinearSolver> MakeLinearSolver(LinearSolverType type, bool symmetric) {
+std::unique_ptr<LinearSolver> MakeLinearSolver(LinearSolverType type, bool symmetric, int num_threads) {
   switch (type) {
     case LinearSolverType::kUmfpack:
       return std::make_unique<UmfpackSolver>();
     case LinearSolverType::kCholmod:
-      return std::make_unique<CholmodSolver>();
+      return std::make_unique<CholmodSolver>(num_threads);
     case LinearSolverType::kKlu:
       return std::make_unique<KluSolver>();
     case LinearSolverType::kDense:

@@ -33,6 +33,7 @@ class LinearSolver {
 
 /// kUmfpack: sparse LU, iterative refinement off. kCholmod: sparse Cholesky of the SPD matrix (upper triangle
 /// read). kDense: Eigen partial-pivoting LU (symmetric = false) or LDLᵀ (symmetric = true). kAuto is not accepted.
-std::unique_ptr<LinearSolver> MakeLinearSolver(LinearSolverType type, bool symmetric);
+/// num_threads (≥ 1): the OpenMP threads CHOLMOD's calls may use (the other backends are serial).
+std::unique_ptr<LinearSolver> MakeLinearSolver(LinearSolverType type, bool symmetric, int num_threads = 1);
 
 }  // namespace tamsi::internal

@@ -118,7 +118,9 @@ void TamsiSolver::Impl::CalcStructure(const ContactProblem& problem, const Optio
                : two_way                                        ? LinearSolverType::kUmfpack
                                                                 : LinearSolverType::kCholmod;
       }
-      islands.emplace_back(k, type, /*symmetric=*/!two_way);
+      // An island holding most of the velocities is factored with the whole budget; smaller ones run in parallel.
+      const bool dominant = 2 * partition.num_velocities(k) > system->pattern().size();
+      islands.emplace_back(k, type, /*symmetric=*/!two_way, dominant ? budget.num_threads() : 1);
     }
   }
   s->newton_matrix_nnz = system->pattern().nnz();
@@ -142,8 +144,9 @@ bool TamsiSolver::Impl::CalcInitialIterate(const ContactProblem& problem, const 
   const Clock::time_point t = Clock::now();
   const SparseMatrix& M = system->mass_matrix();
   const internal::CscView view{nv, M.outerIndexPtr(), M.innerIndexPtr(), M.valuePtr()};
-  auto mass_solver = internal::MakeLinearSolver(
-      nv <= o.dense_threshold ? LinearSolverType::kDense : LinearSolverType::kCholmod, /*symmetric=*/true);
+  auto mass_solver =
+      internal::MakeLinearSolver(nv <= o.dense_threshold ? LinearSolverType::kDense : LinearSolverType::kCholmod,
+                                 /*symmetric=*/true, budget.num_threads());
   const bool ok = mass_solver->Analyze(view, &s->message) && mass_solver->Factor(view, &s->message) &&
                   mass_solver->Solve(problem.p_star, &v, &s->message);
   s->time_numeric += Seconds(t);

@@ -164,8 +164,8 @@ TEST(TamsiSolver, AutoPicksDenseForTinyAndSparseForLargeSystems) {
   EXPECT_EQ(result.summary.linear_solver_used, LinearSolverType::kCholmod);
 }
 
-TEST(TamsiSolver, CholmodLeavesTheCallersOpenMpDynamicSettingAsItWas) {
-  // The CHOLMOD backend turns OpenMP's dynamic adjustment on for its own calls only (linear_solver.cc).
+TEST(TamsiSolver, CholmodLeavesTheCallersOpenMpSettingsAsTheyWere) {
+  // The CHOLMOD backend sets OpenMP's thread count and dynamic adjustment for its own calls only (linear_solver.cc).
   Options one_way;
   one_way.coupling = Coupling::kOneWay;
   one_way.linear_solver = LinearSolverType::kCholmod;
@@ -173,9 +173,11 @@ TEST(TamsiSolver, CholmodLeavesTheCallersOpenMpDynamicSettingAsItWas) {
   Result result;
   for (int dynamic : {0, 1}) {
     omp_set_dynamic(dynamic);
+    omp_set_num_threads(3 + dynamic);
     ASSERT_EQ(solver.Solve(RandomProblem(100, 30, 2), &result), Status::kSuccess);
     EXPECT_EQ(result.summary.linear_solver_used, LinearSolverType::kCholmod);
     EXPECT_EQ(omp_get_dynamic(), dynamic);
+    EXPECT_EQ(omp_get_max_threads(), 3 + dynamic);
   }
 }
 
