@@ -3,8 +3,9 @@
 /// The subcommands of the `tamsi` command line. Each Add*Command registers one subcommand on the app; its callback
 /// throws CLI::RuntimeError(message, exit_code) on failure (exit code 2 for bad input, 1 for a failed run).
 
-#include <CLI/CLI.hpp>
 #include <tamsi/tamsi_solver.h>
+
+#include <CLI/CLI.hpp>
 
 namespace tamsi::cli {
 
@@ -21,7 +22,9 @@ void AddRunCommand(CLI::App& app);
 /// `tamsi list`: the built-in scenes with one-line descriptions.
 void AddListCommand(CLI::App& app);
 
-/// `--newton-solve exact|reuse|symmetric` (Options::newton_solve), shared by `solve` and `run`.
-CLI::Option* AddNewtonSolveOption(CLI::App* cmd, NewtonSolve* newton_solve);
+/// The Newton iteration's options shared by `solve` and `run`: `--newton-solve exact|reuse|symmetric`
+/// (Options::newton_solve), `--friction-newton primal-dual|tangent` (Options::friction_newton) and
+/// `--no-secant-safeguard` (Options::secant_safeguard).
+void AddIterationOptions(CLI::App* cmd, Options* options);
 
 }  // namespace tamsi::cli

@@ -26,8 +26,7 @@ struct RunArgs {
   std::string mujoco_solver;
   int threads{1};
   std::optional<int> max_iterations;
-  NewtonSolve newton_solve{NewtonSolve::kExact};
-  bool secant_safeguard{true};
+  Options iteration;  // the Newton iteration's options (AddIterationOptions)
   std::string keyframe;
   std::string output_path;
   std::string dump_dir;
@@ -107,8 +106,9 @@ void RunScene(const RunArgs& args) {
   options.solver.coupling = args.solver == "tamsi-oneway" ? Coupling::kOneWay : Coupling::kTwoWay;
   options.solver.num_threads = args.threads;
   if (args.max_iterations) options.solver.max_iterations = *args.max_iterations;
-  options.solver.newton_solve = args.newton_solve;
-  options.solver.secant_safeguard = args.secant_safeguard;
+  options.solver.newton_solve = args.iteration.newton_solve;
+  options.solver.friction_newton = args.iteration.friction_newton;
+  options.solver.secant_safeguard = args.iteration.secant_safeguard;
   options.solver.stiction_tolerance = args.stiction_tolerance.value_or(scene.stiction_tolerance);
   options.time_step = args.dt.value_or(0.0);
   options.contact = scene.contact;
@@ -241,9 +241,7 @@ void AddRunCommand(CLI::App& app) {
       ->check(CLI::IsMember({"newton", "cg", "pgs"}));
   cmd->add_option("--threads", args->threads, "Solver threads (0: all hardware threads)")
       ->check(CLI::NonNegativeNumber);
-  AddNewtonSolveOption(cmd, &args->newton_solve);
-  cmd->add_flag("--no-secant-safeguard{false}", args->secant_safeguard,
-                "The paper's Newton matrix in every iteration (no secant phase after cut steps)");
+  AddIterationOptions(cmd, &args->iteration);
   cmd->add_option("--max-iterations", args->max_iterations, "Newton iteration cap per solve (default 100)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--stiffness", args->stiffness, "Per-geom contact stiffness (N/m), overrides MJCF user data")

@@ -61,8 +61,6 @@ void AddSolveCommand(CLI::App& app) {
   cmd->add_flag("--plain-tals", args->plain_tals, "The paper's TALS instead of the exact line search")
       ->excludes("--no-tals");
   cmd->add_flag("--smooth-friction", args->smooth_friction, "C1 friction regularization instead of eq. 7");
-  cmd->add_flag("--no-secant-safeguard{false}", args->options.secant_safeguard,
-                "The paper's Newton matrix in every iteration (no secant phase after cut steps)");
   cmd->add_option("--stiction-tolerance", args->options.stiction_tolerance, "Stiction tolerance v_s (m/s)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--relative-tolerance", args->options.relative_tolerance, "Convergence tolerance relative to v_s");
@@ -75,7 +73,7 @@ void AddSolveCommand(CLI::App& app) {
                                                          {"dense", LinearSolverType::kDense}};
   cmd->add_option("--linear-solver", args->options.linear_solver, "auto, umfpack, klu, cholmod or dense")
       ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case));
-  AddNewtonSolveOption(cmd, &args->options.newton_solve);
+  AddIterationOptions(cmd, &args->options);
   cmd->add_flag("--full-report", args->full_report, "Print the full summary with the per-iteration history");
   cmd->callback([args] { RunSolve(*args); });
 }

@@ -7,15 +7,24 @@
 
 namespace tamsi::cli {
 
-CLI::Option* AddNewtonSolveOption(CLI::App* cmd, NewtonSolve* newton_solve) {
-  static const std::map<std::string, NewtonSolve> kChoices{{"exact", NewtonSolve::kExact},
-                                                           {"reuse", NewtonSolve::kReuseFactorization},
-                                                           {"symmetric", NewtonSolve::kSymmetricPreconditioner}};
-  return cmd
-      ->add_option("--newton-solve", *newton_solve,
-                   "exact (a factorization per iteration), reuse (GMRES on kept factorizations) or symmetric (GMRES "
-                   "preconditioned by a Cholesky of M + h(W_nn + W_tt)); default exact")
-      ->transform(CLI::CheckedTransformer(kChoices, CLI::ignore_case));
+void AddIterationOptions(CLI::App* cmd, Options* options) {
+  static const std::map<std::string, NewtonSolve> kSolves{{"exact", NewtonSolve::kExact},
+                                                          {"reuse", NewtonSolve::kReuseFactorization},
+                                                          {"symmetric", NewtonSolve::kSymmetricPreconditioner}};
+  cmd->add_option("--newton-solve", options->newton_solve,
+                  "exact (a factorization per iteration), reuse (GMRES on kept factorizations) or symmetric (GMRES "
+                  "preconditioned by a Cholesky of M + h(W_nn + W_tt)); default " +
+                      std::string(ToString(options->newton_solve)))
+      ->transform(CLI::CheckedTransformer(kSolves, CLI::ignore_case));
+  static const std::map<std::string, FrictionNewton> kFrictions{{"primal-dual", FrictionNewton::kPrimalDual},
+                                                                {"tangent", FrictionNewton::kTangent}};
+  cmd->add_option("--friction-newton", options->friction_newton,
+                  "primal-dual (a dual friction direction per contact) or tangent (the paper's eq. 16 iteration); "
+                  "default " +
+                      std::string(ToString(options->friction_newton)))
+      ->transform(CLI::CheckedTransformer(kFrictions, CLI::ignore_case));
+  cmd->add_flag("--no-secant-safeguard{false}", options->secant_safeguard,
+                "Tangent iteration: the paper's Newton matrix in every iteration (no secant phase after cut steps)");
 }
 
 }  // namespace tamsi::cli

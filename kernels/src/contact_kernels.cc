@@ -32,7 +32,8 @@ double ContactPower(const ContactModel& model, double k, double d, double mu, do
 void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, const Eigen::VectorXd& k,
                        const Eigen::VectorXd& d, const Eigen::VectorXd& mu, const Eigen::VectorXd& delta0,
                        const Eigen::VectorXd& pi_frozen, const Eigen::VectorXd& vn, const Eigen::VectorXd& vt,
-                       Eigen::VectorXd* pi, Eigen::VectorXd* ft, Eigen::VectorXd* blocks, const std::uint8_t* secant) {
+                       Eigen::VectorXd* pi, Eigen::VectorXd* ft, Eigen::VectorXd* blocks,
+                       const SlidingBlock* sliding_block, const Eigen::VectorXd* dual) {
   const int nc = static_cast<int>(vn.size());
   const double h = model.time_step;
   const double vs = model.stiction_tolerance;
@@ -53,15 +54,33 @@ void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, co
       Eigen::Map<Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> B(blocks->data() + 9 * i);
       B.setZero();
       B(0, 0) = -normal.dpi_dvn;
+      const SlidingBlock block = s > 1.0 && sliding_block ? sliding_block[i] : SlidingBlock::kTangent;
+      if (block == SlidingBlock::kPrimalDual) {
+        // μ̃ w dπ/dvn and (π μ̃/‖vt‖)(I − ½(w v̂ᵀ + v̂ wᵀ)), with g = μ̃/s: μ̃ = g s and π μ̃/‖vt‖ = (π/v_s) g.
+        const Eigen::Vector2d w = dual->segment<2>(2 * i);
+        const Eigen::Vector2d u = v / speed;
+        B.block<2, 1>(1, 0) = (slope.g * s * normal.dpi_dvn) * w;
+        B.block<2, 2>(1, 1) =
+            (normal.pi / vs) * slope.g * (Eigen::Matrix2d::Identity() - 0.5 * (w * u.transpose() + u * w.transpose()));
+        continue;
+      }
       // −∂ft/∂vn = (g/v_s) vt dπ/dvn (eq. 22).
       B.block<2, 1>(1, 0) = (slope.g / vs * normal.dpi_dvn) * v;
-      // −∂ft/∂vt = (π/v_s)(g I + s g' v̂v̂ᵀ) (eq. 16); the secant keeps (π/v_s) g I (sliding contacts only).
+      // −∂ft/∂vt = (π/v_s)(g I + s g' v̂v̂ᵀ) (eq. 16); the secant keeps (π/v_s) g I.
       Eigen::Matrix2d dft = slope.g * Eigen::Matrix2d::Identity();
-      const bool use_secant = secant && secant[i] && s > 1.0;
-      if (speed > 0.0 && !use_secant) dft += (slope.s_dg / (speed * speed)) * (v * v.transpose());
+      if (speed > 0.0 && block != SlidingBlock::kSecant) dft += (slope.s_dg / (speed * speed)) * (v * v.transpose());
       B.block<2, 2>(1, 1) = (normal.pi / vs) * dft;
     }
   });
+}
+
+Eigen::Vector2d UpdatePrimalDual(const Eigen::Vector2d& vt, const Eigen::Vector2d& dvt, const Eigen::Vector2d& w,
+                                 double stiction_tolerance) {
+  const double speed = vt.norm();
+  Eigen::Vector2d next = vt + dvt;
+  if (speed > stiction_tolerance) next -= w * (vt.dot(dvt) / speed);
+  next /= std::max(stiction_tolerance, speed);
+  return next / std::max(1.0, next.norm());
 }
 
 double TalsAlpha(const Eigen::Vector2d& vt, const Eigen::Vector2d& dvt, double stiction_tolerance, double cos_max,

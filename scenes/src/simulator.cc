@@ -64,6 +64,7 @@ RunStatistics& RunStatistics::operator+=(const RunStatistics& other) {
   iterations_total += other.iterations_total;
   iterations_max = std::max(iterations_max, other.iterations_max);
   secant_iterations += other.secant_iterations;
+  primal_dual_fallbacks += other.primal_dual_fallbacks;
   retried_steps += other.retried_steps;
   failed_solves += other.failed_solves;
   contacts_total += other.contacts_total;
@@ -82,7 +83,7 @@ std::string RunStatistics::Report() const {
       << " s, solve " << Format("%.4g", time_solve) << " s)\n";
   out << "real-time rate   " << Format("%.4g", real_time_rate()) << "x\n";
   out << "iterations       mean " << Format("%.3g", iterations_mean()) << ", max " << iterations_max << " ("
-      << secant_iterations << " with the secant safeguard)\n";
+      << secant_iterations << " with the secant safeguard; " << primal_dual_fallbacks << " primal-dual fallbacks)\n";
   out << "retried steps    " << retried_steps << " (failed solves " << failed_solves << ")\n";
   out << "contacts         mean " << Format("%.4g", contacts_mean()) << ", max " << contacts_max << "\n";
   if (solves > 0) {
@@ -187,6 +188,7 @@ StepInfo Simulator::Step() {
   stats_.iterations_total += info.iterations;
   stats_.iterations_max = std::max(stats_.iterations_max, info.iterations);
   stats_.secant_iterations += info.secant_iterations;
+  stats_.primal_dual_fallbacks += info.primal_dual_fallbacks;
   stats_.contacts_total += info.contacts;
   stats_.contacts_max = std::max(stats_.contacts_max, info.contacts);
   if (info.substeps > 1) stats_.retried_steps += 1;
@@ -263,6 +265,7 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
   problem_.delta0 = delta_start_;
   info->iterations = 0;
   info->secant_iterations = 0;
+  info->primal_dual_fallbacks = 0;
   const Eigen::VectorXd& tau = builder_.generalized_forces();
   const Eigen::VectorXd& damping = builder_.implicit_damping();
   for (int s = 0; s < substeps; ++s) {
@@ -279,6 +282,7 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
     info->structure_reuses += result_.summary.structure_reused;
     info->iterations += result_.summary.iterations;
     info->secant_iterations += result_.summary.secant_iterations;
+    info->primal_dual_fallbacks += result_.summary.primal_dual_fallbacks;
     const Summary& summary = result_.summary;
     info->phases +=
         SolvePhases{summary.time_residual,    summary.time_assembly,    summary.time_symbolic + summary.time_numeric,

@@ -19,24 +19,45 @@ double Seconds(Clock::time_point since) { return std::chrono::duration<double>(C
 IslandNewton::IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads)
     : k_(k), type_(type), num_threads_(num_threads), linear_solver_(MakeLinearSolver(type, symmetric, num_threads)) {}
 
-void IslandNewton::Start() {
+void IslandNewton::Start(const Options& o) {
   done_ = false;
   status_ = Status::kMaxIterationsReached;
-  phase_ = Phase::kNewton;
+  phase_ = o.friction_newton == FrictionNewton::kPrimalDual ? Phase::kPrimalDual : Phase::kNewton;
+  phase_iterations_ = 0;
 }
 
 bool IslandNewton::UpdatePhase(const Options& o) {
   const Phase before = phase_;
   const double exit = o.secant_exit_factor * o.stiction_tolerance;
-  if (phase_ == Phase::kNewton && record_.alpha < o.secant_entry_alpha && record_.vt_residual > exit)
-    phase_ = Phase::kSecant;
-  else if (phase_ == Phase::kSecant && record_.vt_residual <= exit)
-    phase_ = Phase::kFinalNewton;
-  return phase_ != before;
+  if (phase_ == Phase::kPrimalDual) {
+    if (phase_iterations_ >= o.primal_dual_stall_iterations) phase_ = Phase::kNewton;
+  } else if (o.secant_safeguard) {
+    if (phase_ == Phase::kNewton && record_.alpha < o.secant_entry_alpha && record_.vt_residual > exit)
+      phase_ = Phase::kSecant;
+    else if (phase_ == Phase::kSecant && record_.vt_residual <= exit)
+      phase_ = Phase::kFinalNewton;
+  }
+  if (phase_ == before) return false;
+  phase_iterations_ = 0;
+  return true;
+}
+
+kernels::SlidingBlock IslandNewton::sliding_block() const {
+  switch (phase_) {
+    case Phase::kPrimalDual:
+      return kernels::SlidingBlock::kPrimalDual;
+    case Phase::kSecant:
+      return kernels::SlidingBlock::kSecant;
+    case Phase::kNewton:
+    case Phase::kFinalNewton:
+      break;
+  }
+  return kernels::SlidingBlock::kTangent;
 }
 
 void IslandNewton::Iterate(const IslandIterationData& data) {
   record_ = IslandIterationRecord{};
+  ++phase_iterations_;
   GatherSystem(data);
   if (!CalcSearchDirection(data)) return;
   if (!dv_.allFinite()) {
@@ -46,6 +67,7 @@ void IslandNewton::Iterate(const IslandIterationData& data) {
   const Clock::time_point t = Clock::now();
   CalcContactVelocityChanges(data);
   CalcStepLength(data);
+  if (phase_ == Phase::kPrimalDual) UpdateDuals(data);
   const IslandPartition& P = data.partition;
   const int* dofs = P.velocities.data() + P.velocity_ptr[k_];
   for (int a = 0; a < P.num_velocities(k_); ++a) data.v[dofs[a]] += record_.alpha * dv_[a];
@@ -177,15 +199,33 @@ void IslandNewton::CalcStepLength(const IslandIterationData& data) {
     record_.alpha = limit.alpha;
     record_.tals_limited_contacts = limit.limited_contacts;
   };
+  auto exact = [&](double max_alpha) {
+    return ExactLineSearch(data.system, data.v, data.dv, P.velocities.data() + P.velocity_ptr[k_], P.num_velocities(k_),
+                           contacts, num_contacts, data.dvn, data.dvt, max_alpha, &record_.line_search_evaluations);
+  };
   record_.alpha = 1.0;
+  if (phase_ == Phase::kPrimalDual && o.line_search == LineSearch::kExact) {
+    record_.alpha = exact(o.primal_dual_max_alpha);
+    record_.tals_fallback = record_.alpha <= 0.0;
+    if (record_.tals_fallback) tals();
+    return;
+  }
   if (o.line_search == LineSearch::kTals) tals();
   if (o.line_search == LineSearch::kExact) {
-    const double exact =
-        ExactLineSearch(data.system, data.v, data.dv, P.velocities.data() + P.velocity_ptr[k_], P.num_velocities(k_),
-                        contacts, num_contacts, data.dvn, data.dvt, &record_.line_search_evaluations);
+    const double alpha = exact(1.0);
     tals();
-    record_.tals_fallback = exact <= 0.0;
-    record_.alpha = std::max(record_.alpha, exact);
+    record_.tals_fallback = alpha <= 0.0;
+    record_.alpha = std::max(record_.alpha, alpha);
+  }
+}
+
+void IslandNewton::UpdateDuals(const IslandIterationData& data) const {
+  const IslandPartition& P = data.partition;
+  const Eigen::VectorXd& vt = data.system.vt();
+  for (int c = P.contact_ptr[k_]; c < P.contact_ptr[k_ + 1]; ++c) {
+    const int i = P.contacts[c];
+    data.dual.segment<2>(2 * i) = kernels::UpdatePrimalDual(
+        vt.segment<2>(2 * i), data.dvt.segment<2>(2 * i), data.dual.segment<2>(2 * i), data.options.stiction_tolerance);
   }
 }
 

@@ -28,11 +28,13 @@ struct IslandIterationData {
   /// The symmetric part M + h(W_nn + W_tt) on the Newton matrix's pattern (NewtonSystem::Assemble), when
   /// Options::newton_solve is kSymmetricPreconditioner under two-way coupling; empty otherwise.
   const Eigen::VectorXd& symmetric_values;
-  /// v (nv, m/s): the iterate, updated in place; Δv (nv), Δvn (nc), Δvt (2nc): the last full Newton step.
+  /// v (nv, m/s): the iterate, updated in place; Δv (nv), Δvn (nc), Δvt (2nc): the last full Newton step; the
+  /// contacts' primal–dual duals w (2nc, FrictionNewton::kPrimalDual), updated in place.
   Eigen::VectorXd& v;
   Eigen::VectorXd& dv;
   Eigen::VectorXd& dvn;
   Eigen::VectorXd& dvt;
+  Eigen::VectorXd& dual;
 };
 
 /// What one island's last iteration did: Summary's per-iteration entries before they are combined over islands.
@@ -53,18 +55,23 @@ struct IslandIterationRecord {
 /// backends keep their symbolic analyses).
 class IslandNewton {
  public:
-  /// Secant safeguard phase (Options::secant_safeguard): Newton until a cut step, secant, then Newton to the end.
-  enum class Phase { kNewton, kSecant, kFinalNewton };
+  /// The primal–dual iteration (FrictionNewton::kPrimalDual) until it converges or stalls; then, or from the start
+  /// under FrictionNewton::kTangent, the paper's iteration with the secant safeguard (Options::secant_safeguard):
+  /// Newton until a cut step, secant, then Newton to the end.
+  enum class Phase { kPrimalDual, kNewton, kSecant, kFinalNewton };
 
   /// `type`: the backend of the Newton matrix (not kAuto); `symmetric`: the matrix is SPD (one-way coupling);
   /// `num_threads`: the threads its sparse Cholesky factorizations may use (MakeLinearSolver).
   IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads);
 
-  /// Starts a new solve: not done, in the Newton phase.
-  void Start();
-  /// Secant safeguard (Options::secant_safeguard): moves the phase on from the last iteration's α and ‖Δvt‖. True
-  /// when the phase changed.
+  /// Starts a new solve: not done, in the primal–dual or the Newton phase (Options::friction_newton).
+  void Start(const Options& options);
+  /// Moves the phase on from the iterations so far: a stalled primal–dual iteration falls back to Newton
+  /// (Options::primal_dual_stall_iterations); the secant safeguard (Options::secant_safeguard) acts on the last
+  /// iteration's α and ‖Δvt‖. True when the phase changed.
   bool UpdatePhase(const Options& options);
+  /// How the island's sliding contacts' blocks are formed in its current phase.
+  kernels::SlidingBlock sliding_block() const;
   /// One Newton iteration: gather the island's system, solve for Δv, contact velocity changes, step length,
   /// v ← v + αΔv, convergence test.
   void Iterate(const IslandIterationData& data);
@@ -89,8 +96,11 @@ class IslandNewton {
   bool SolveExactly();
   /// Δvn, Δvt of the island's contacts from Δv, and the residuals max ‖Δvt,i‖, max |Δvn,i|.
   void CalcContactVelocityChanges(const IslandIterationData& data);
-  /// α by Options::line_search (TALS, the exact line search with TALS beside it, or 1).
+  /// α by Options::line_search (TALS, the exact line search with TALS beside it, or 1); in the primal–dual phase the
+  /// exact line search is alone, up to Options::primal_dual_max_alpha, with TALS where Δv is not a descent direction.
   void CalcStepLength(const IslandIterationData& data);
+  /// The primal–dual phase: every contact's dual from the full Newton step (kernels::UpdatePrimalDual).
+  void UpdateDuals(const IslandIterationData& data) const;
   /// Ends the island's solve with `status`; returns false.
   bool Fail(Status status);
 
@@ -105,6 +115,7 @@ class IslandNewton {
   bool refactor_{false};    // the kept factorization no longer preconditions well
   bool done_{false};
   Phase phase_{Phase::kNewton};
+  int phase_iterations_{0};  // iterations in the current phase
   Status status_{Status::kMaxIterationsReached};
   std::string message_;
   // The island's view of the Newton system (local indices), and its part of the direction.

@@ -1,12 +1,13 @@
 #include "line_search.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace tamsi::internal {
 
 double ExactLineSearch(const NewtonSystem& system, const Eigen::VectorXd& v, const Eigen::VectorXd& dv, const int* dofs,
                        int n, const int* contacts, int num_contacts, const Eigen::VectorXd& dvn,
-                       const Eigen::VectorXd& dvt, int* evaluations) {
+                       const Eigen::VectorXd& dvt, double max_alpha, int* evaluations) {
   const ContactProblem& p = system.problem();
   const SparseMatrix& M = system.mass_matrix();
   // Δvᵀ(M v − p*) and ΔvᵀMΔv over the island (its columns of M touch only its own velocities).
@@ -36,8 +37,14 @@ double ExactLineSearch(const NewtonSystem& system, const Eigen::VectorXd& v, con
   double lo = 0.0, hi = 1.0;
   double f_lo = slope(lo), f_hi = slope(hi);
   if (!(f_lo < 0.0)) return 0.0;
-  if (f_hi <= 0.0) return 1.0;
   const double tolerance = 1e-6 * -f_lo;
+  while (f_hi <= 0.0) {
+    if (hi >= max_alpha) return max_alpha;
+    lo = hi;
+    f_lo = f_hi;
+    hi = std::min(2.0 * hi, max_alpha);
+    f_hi = slope(hi);
+  }
   int side = 0;
   double alpha = 1.0;
   for (int k = 0; k < 100 && hi - lo > 1e-12; ++k) {

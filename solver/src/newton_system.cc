@@ -53,10 +53,11 @@ bool NewtonSystem::Reset(const ContactProblem& problem) {
   return keep;
 }
 
-void NewtonSystem::Evaluate(const Eigen::VectorXd& v, const std::uint8_t* secant) {
+void NewtonSystem::Evaluate(const Eigen::VectorXd& v, const kernels::SlidingBlock* sliding_block,
+                            const Eigen::VectorXd* dual) {
   J_.Multiply(budget_, v, &vn_, &vt_);
   kernels::CalcContactForces(budget_, model_, problem_->stiffness, problem_->dissipation, problem_->friction,
-                             problem_->delta0, pi_frozen_, vn_, vt_, &pi_, &ft_, &blocks_, secant);
+                             problem_->delta0, pi_frozen_, vn_, vt_, &pi_, &ft_, &blocks_, sliding_block, dual);
   J_.MultiplyTranspose(budget_, pi_, ft_, &tau_);
   // M v for symmetric M stored in full: column j is row j, so each entry is one fixed-order dot product.
   residual_.resize(v.size());

@@ -65,6 +65,10 @@ const char* ToString(NewtonSolve newton_solve) {
   return "unknown";
 }
 
+const char* ToString(FrictionNewton friction_newton) {
+  return friction_newton == FrictionNewton::kTangent ? "tangent" : "primal_dual";
+}
+
 bool Options::IsValid(std::string* error) const {
   std::ostringstream os;
   if (!(stiction_tolerance > 0.0) || !std::isfinite(stiction_tolerance)) {
@@ -79,6 +83,10 @@ bool Options::IsValid(std::string* error) const {
     os << "Options.secant_entry_alpha: must be in (0, 1], got " << secant_entry_alpha;
   } else if (!(secant_exit_factor >= 1.0) || !std::isfinite(secant_exit_factor)) {
     os << "Options.secant_exit_factor: must be finite and ≥ 1 (a multiple of v_s), got " << secant_exit_factor;
+  } else if (!(primal_dual_max_alpha >= 1.0) || !std::isfinite(primal_dual_max_alpha)) {
+    os << "Options.primal_dual_max_alpha: must be finite and ≥ 1, got " << primal_dual_max_alpha;
+  } else if (primal_dual_stall_iterations < 1) {
+    os << "Options.primal_dual_stall_iterations: must be ≥ 1, got " << primal_dual_stall_iterations;
   } else if (!(krylov_tolerance > 0.0 && krylov_tolerance < 1.0)) {
     os << "Options.krylov_tolerance: must be in (0, 1), got " << krylov_tolerance;
   } else if (max_krylov_iterations < 1) {

@@ -163,6 +163,8 @@ std::string ResultToJson(const Result& r) {
                   {"tals_fallbacks", s.tals_fallbacks},
                   {"secant_islands", s.secant_islands},
                   {"secant_iterations", s.secant_iterations},
+                  {"friction_newton", ToString(s.friction_newton)},
+                  {"primal_dual_fallbacks", s.primal_dual_fallbacks},
                   {"line_search", ToString(s.line_search)},
                   {"newton_solve", ToString(s.newton_solve)},
                   {"stick_slip_transitions", s.stick_slip_transitions},

@@ -34,6 +34,8 @@ std::string Summary::FullReport() const {
   out += Format("  %-28s %s\n", "coupling", ToString(coupling));
   out += Format("  %-28s %s\n", "line search", ToString(line_search));
   out += Format("  %-28s %s\n", "Newton solve", ToString(newton_solve));
+  out += Format("  %-28s %s (%d islands fell back to tangent)\n", "friction Newton", ToString(friction_newton),
+                primal_dual_fallbacks);
   out += Format("  %-28s %d\n", "velocities nv", num_velocities);
   out += Format("  %-28s %d\n", "contacts nc", num_contacts);
   out += Format("  %-28s %lld\n", "Newton matrix nonzeros", newton_matrix_nnz);

@@ -67,9 +67,12 @@ struct TamsiSolver::Impl {
   void CalcStructure(const ContactProblem& problem, const Options& o, Summary* s);
   /// The first iterate: the caller's guess, else the free motion v* = M⁻¹ p*. False when M cannot be factored.
   bool CalcInitialIterate(const ContactProblem& problem, const Options& o, Summary* s);
-  /// Moves each active island's secant-safeguard phase on and flags its contacts; returns the islands in the secant
-  /// phase.
-  int UpdatePhases(const Options& o);
+  /// Starts every island in the phase Options::friction_newton asks for, flags its contacts' sliding blocks, and
+  /// starts the duals at the first iterate: wᵢ = vtᵢ/max(v_s, ‖vtᵢ‖).
+  void StartIslands(const Options& o);
+  /// Moves each active island's phase on (IslandNewton::UpdatePhase) and flags its contacts' sliding blocks; counts
+  /// primal–dual fallbacks in `s`; returns the islands in the secant phase.
+  int UpdatePhases(const Options& o, Summary* s);
   /// Appends one iteration's record, combined over the active islands, to `s`.
   void RecordIteration(int iteration, int secant_islands, Summary* s) const;
   /// The worst status over islands, and its message.
@@ -82,8 +85,9 @@ struct TamsiSolver::Impl {
   internal::IslandPartition partition;
   std::vector<internal::IslandNewton> islands;
   Eigen::VectorXd v, vt_first, dv, dvn, dvt, symmetric_values;
-  std::vector<int> active;           // islands still iterating
-  std::vector<std::uint8_t> secant;  // per contact: secant friction block (its island is in the secant phase)
+  std::vector<int> active;                           // islands still iterating
+  std::vector<kernels::SlidingBlock> sliding_block;  // per contact: as its island's phase asks
+  Eigen::VectorXd dual;                              // per contact: the primal–dual w (2nc)
 };
 
 TamsiSolver::TamsiSolver(const Options& options) { set_options(options); }
@@ -157,14 +161,29 @@ bool TamsiSolver::Impl::CalcInitialIterate(const ContactProblem& problem, const 
   return ok;
 }
 
-int TamsiSolver::Impl::UpdatePhases(const Options& o) {
+void TamsiSolver::Impl::StartIslands(const Options& o) {
+  const int nc = partition.contact_ptr.back();
+  sliding_block.resize(nc);
+  for (int k = 0; k < partition.num_islands; ++k) {
+    islands[k].Start(o);
+    for (int c = partition.contact_ptr[k]; c < partition.contact_ptr[k + 1]; ++c)
+      sliding_block[partition.contacts[c]] = islands[k].sliding_block();
+  }
+  dual.resize(2 * nc);
+  system->contact_jacobian().Multiply(budget, v, &dvn, &dvt);
+  for (int i = 0; i < nc; ++i)
+    dual.segment<2>(2 * i) = dvt.segment<2>(2 * i) / std::max(o.stiction_tolerance, dvt.segment<2>(2 * i).norm());
+}
+
+int TamsiSolver::Impl::UpdatePhases(const Options& o, Summary* s) {
   int secant_islands = 0;
   for (int k : active) {
     internal::IslandNewton& island = islands[k];
+    const internal::IslandNewton::Phase before = island.phase();
     if (island.UpdatePhase(o)) {
-      const std::uint8_t flag = island.phase() == internal::IslandNewton::Phase::kSecant;
+      s->primal_dual_fallbacks += before == internal::IslandNewton::Phase::kPrimalDual;
       for (int c = partition.contact_ptr[k]; c < partition.contact_ptr[k + 1]; ++c)
-        secant[partition.contacts[c]] = flag;
+        sliding_block[partition.contacts[c]] = island.sliding_block();
     }
     secant_islands += island.phase() == internal::IslandNewton::Phase::kSecant;
   }
@@ -248,6 +267,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   s.coupling = o.coupling;
   s.line_search = o.line_search;
   s.newton_solve = o.newton_solve;
+  s.friction_newton = o.friction_newton;
   s.num_threads_given = o.num_threads;
   s.num_threads_used = w.budget.num_threads();
   s.linear_solver_given = o.linear_solver;
@@ -257,28 +277,25 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   if (!w.CalcInitialIterate(problem, o, &s)) return w.Finish(Status::kLinearSolverFailed, start, o, result);
   if (problem.num_velocities() == 0) return w.Finish(Status::kSuccess, start, o, result);
 
-  for (internal::IslandNewton& island : w.islands) island.Start();
-  w.secant.assign(nc, 0);
   w.dv.resize(problem.num_velocities());
-  w.dvn.resize(nc);
-  w.dvt.resize(2 * nc);
+  w.StartIslands(o);
   const bool symmetric_preconditioner =
       o.coupling == Coupling::kTwoWay && o.newton_solve == NewtonSolve::kSymmetricPreconditioner;
   if (!symmetric_preconditioner) w.symmetric_values.resize(0);
   NewtonSystem& system = *w.system;
   const internal::IslandIterationData data{o,   system, w.partition, w.budget, w.symmetric_values,
-                                           w.v, w.dv,   w.dvn,       w.dvt};
+                                           w.v, w.dv,   w.dvn,       w.dvt,    w.dual};
 
   for (int iteration = 0; iteration < o.max_iterations; ++iteration) {
     w.active.clear();
     for (int k = 0; k < w.partition.num_islands; ++k)
       if (!w.islands[k].done()) w.active.push_back(k);
     if (w.active.empty()) break;
-    const int secant_islands = o.secant_safeguard && iteration > 0 ? w.UpdatePhases(o) : 0;
+    const int secant_islands = iteration > 0 ? w.UpdatePhases(o, &s) : 0;
 
     // Residual r(v) = M v − p* − h (Jnᵀ π + Jtᵀ ft) (eq. 21; eq. 12 with π frozen) and the Newton matrix.
     Clock::time_point t = Clock::now();
-    system.Evaluate(w.v, secant_islands > 0 ? w.secant.data() : nullptr);
+    system.Evaluate(w.v, w.sliding_block.data(), &w.dual);
     if (iteration == 0) w.vt_first = system.vt();
     s.time_residual += Seconds(t);
     if (!system.residual().allFinite()) return w.Finish(Status::kNonFiniteValues, start, o, result);

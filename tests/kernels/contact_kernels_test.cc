@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <tamsi/kernels/contact_kernels.h>
 
+#include <Eigen/Eigenvalues>
 #include <cmath>
 
 namespace tamsi::kernels {
@@ -104,7 +105,7 @@ TEST(CalcContactForces, SecantBlocksAreIsotropicForSlidingContactsOnly) {
     vt << 0.3 * kVs, -0.4 * kVs, 0.03, -0.04;  // contact 0 in stiction, contact 1 sliding at 0.05 m/s
     Eigen::VectorXd pi, ft, tangent, secant_blocks, pi_s, ft_s;
     CalcContactForces(budget, model, k, d, mu, delta0, frozen, vn, vt, &pi, &ft, &tangent);
-    const std::uint8_t all[2] = {1, 1};
+    const SlidingBlock all[2] = {SlidingBlock::kSecant, SlidingBlock::kSecant};
     CalcContactForces(budget, model, k, d, mu, delta0, frozen, vn, vt, &pi_s, &ft_s, &secant_blocks, all);
     EXPECT_EQ(pi_s, pi);
     EXPECT_EQ(ft_s, ft);
@@ -122,6 +123,73 @@ TEST(CalcContactForces, SecantBlocksAreIsotropicForSlidingContactsOnly) {
     EXPECT_LT(slip.dot(Tt * slip), 0.5 * expected);
     EXPECT_NEAR(across.dot(Tt * across), expected, 1e-9 * expected);
   }
+}
+
+// Primal–dual blocks: with the dual at its solution value w = v̂ they are the tangent's (eq. 16, 22) to round-off;
+// with w = −v̂ (a slip about to reverse) the block along v̂ is 2 π μ/‖vt‖ where the tangent has none; stiction blocks
+// and forces never depend on w; the block stays symmetric positive semidefinite for any ‖w‖ ≤ 1.
+TEST(CalcContactForces, PrimalDualBlocksAreTheTangentAtTheSolutionAndStiffAlongAReversingSlip) {
+  const ThreadBudget budget(1);
+  for (FrictionRegularization regularization : {FrictionRegularization::kLinear, FrictionRegularization::kSmooth}) {
+    SCOPED_TRACE(static_cast<int>(regularization));
+    const ContactModel model{1e-3, kVs, regularization, true};
+    const Eigen::VectorXd k = Eigen::VectorXd::Constant(2, 1e5), d = Eigen::VectorXd::Constant(2, 2.0);
+    const Eigen::VectorXd mu = Eigen::VectorXd::Constant(2, 0.6), delta0 = Eigen::VectorXd::Constant(2, 1e-3);
+    const Eigen::VectorXd frozen = Eigen::VectorXd::Zero(2), vn = Eigen::VectorXd::Constant(2, -0.01);
+    Eigen::VectorXd vt(4);
+    vt << 0.3 * kVs, -0.4 * kVs, 0.03, -0.04;  // contact 0 in stiction, contact 1 sliding at 0.05 m/s
+    const Eigen::Vector2d slip = vt.tail<2>().normalized(), across(-slip.y(), slip.x());
+    const SlidingBlock all[2] = {SlidingBlock::kPrimalDual, SlidingBlock::kPrimalDual};
+    Eigen::VectorXd pi, ft, tangent;
+    CalcContactForces(budget, model, k, d, mu, delta0, frozen, vn, vt, &pi, &ft, &tangent);
+    using Block = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>;
+    const Block Bt(tangent.data() + 9);
+    const double secant = pi[1] * 0.6 / 0.05;  // π μ / ‖vt‖
+    for (const Eigen::Vector2d& w : {Eigen::Vector2d(slip), Eigen::Vector2d(-slip), Eigen::Vector2d(0.6 * across)}) {
+      Eigen::VectorXd dual(4), pi_d, ft_d, blocks;
+      dual << 0.9, 0.1, w;  // contact 0's dual is ignored: it is in stiction
+      CalcContactForces(budget, model, k, d, mu, delta0, frozen, vn, vt, &pi_d, &ft_d, &blocks, all, &dual);
+      EXPECT_EQ(pi_d, pi);
+      EXPECT_EQ(ft_d, ft);
+      EXPECT_EQ(blocks.head<9>(), tangent.head<9>());
+      const Block Bd(blocks.data() + 9);
+      EXPECT_EQ(Bd(0, 0), Bt(0, 0));
+      const Eigen::Matrix2d T = Bd.block<2, 2>(1, 1);
+      EXPECT_EQ(T(0, 1), T(1, 0));
+      EXPECT_GE(Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d>(T).eigenvalues().minCoeff(), -1e-12 * secant);
+      // W_tn column: μ w dπ/dvn.
+      const Eigen::Vector2d wtn = Bd.block<2, 1>(1, 0);
+      EXPECT_LT((wtn - 0.6 * (-Bt(0, 0)) * w).norm(), 1e-12 * std::abs(0.6 * Bt(0, 0)));
+    }
+    // w = v̂: the tangent's blocks.
+    Eigen::VectorXd dual(4), pi_d, ft_d, blocks;
+    dual << 0.0, 0.0, slip;
+    CalcContactForces(budget, model, k, d, mu, delta0, frozen, vn, vt, &pi_d, &ft_d, &blocks, all, &dual);
+    EXPECT_LT((Block(blocks.data() + 9) - Bt).norm(), 1e-12 * secant);
+    // w = −v̂: stiffness 2 π μ/‖vt‖ along the slip, π μ/‖vt‖ across it.
+    dual.tail<2>() = -slip;
+    CalcContactForces(budget, model, k, d, mu, delta0, frozen, vn, vt, &pi_d, &ft_d, &blocks, all, &dual);
+    const Eigen::Matrix2d T = Block(blocks.data() + 9).block<2, 2>(1, 1);
+    EXPECT_NEAR(slip.dot(T * slip), 2.0 * secant, 1e-12 * secant);
+    EXPECT_NEAR(across.dot(T * across), secant, 1e-12 * secant);
+  }
+}
+
+// The dual update: a fixed point at the solution (w = v̂, Δvt = 0); from stiction w = (vt + Δvt)/v_s projected onto
+// the unit disk; from sliding with w = v̂ the first-order change of the slip direction, (I − v̂v̂ᵀ)Δvt/‖vt‖.
+TEST(UpdatePrimalDual, FixedPointProjectionAndLinearizedDirection) {
+  const Eigen::Vector2d vt(0.03, -0.04), slip = vt.normalized();
+  EXPECT_LT((UpdatePrimalDual(vt, Eigen::Vector2d::Zero(), slip, kVs) - slip).norm(), 1e-15);
+  const Eigen::Vector2d stick(0.2 * kVs, 0.1 * kVs);
+  const Eigen::Vector2d inside = UpdatePrimalDual(stick, Eigen::Vector2d(0.1 * kVs, 0.0), Eigen::Vector2d::Zero(), kVs);
+  EXPECT_LT((inside - Eigen::Vector2d(0.3, 0.1)).norm(), 1e-12);
+  const Eigen::Vector2d outside =
+      UpdatePrimalDual(stick, Eigen::Vector2d(3 * kVs, 4 * kVs), Eigen::Vector2d::Zero(), kVs);
+  EXPECT_NEAR(outside.norm(), 1.0, 1e-15);
+  const Eigen::Vector2d dvt(1e-3, 2e-3);
+  const Eigen::Vector2d turned = UpdatePrimalDual(vt, dvt, slip, kVs);
+  const Eigen::Vector2d expected = slip + (dvt - slip * slip.dot(dvt)) / vt.norm();
+  EXPECT_LT((turned - expected / std::max(1.0, expected.norm())).norm(), 1e-14);
 }
 
 }  // namespace

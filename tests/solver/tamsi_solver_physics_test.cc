@@ -130,6 +130,7 @@ ContactProblem Fig2Problem() {
 
 TEST(TamsiSolverFig2, NewtonWithoutTalsCycles) {
   Options options;
+  options.friction_newton = FrictionNewton::kTangent;  // the paper's iteration
   options.line_search = LineSearch::kNone;
   options.max_iterations = 100;
   TamsiSolver solver(options);
@@ -139,8 +140,25 @@ TEST(TamsiSolverFig2, NewtonWithoutTalsCycles) {
   EXPECT_GT(result.summary.vt_residual.back(), 0.1);
 }
 
+// The primal–dual iteration does not cycle even without a line search: its first step keeps the friction's stiffness
+// along the slip (w·v̂ = 1 there, so the block is the tangent's), but the dual update turns w against the reversed
+// velocity and the next block resists the overshoot.
+TEST(TamsiSolverFig2, PrimalDualWithoutLineSearchConverges) {
+  Options options;
+  options.line_search = LineSearch::kNone;
+  TamsiSolver solver(options);
+  Result result;
+  ASSERT_EQ(solver.Solve(Fig2Problem(), &result), Status::kSuccess);
+  EXPECT_EQ(result.summary.friction_newton, FrictionNewton::kPrimalDual);
+  EXPECT_LE(result.summary.iterations, 8);
+  EXPECT_EQ(result.summary.alpha.front(), 1.0);
+  EXPECT_LT(std::abs(result.v[0]), solver.options().stiction_tolerance);
+  EXPECT_EQ(result.summary.stick_slip_transitions, 1);
+}
+
 TEST(TamsiSolverFig2, TalsConverges) {
   Options options;
+  options.friction_newton = FrictionNewton::kTangent;
   options.line_search = LineSearch::kTals;
   TamsiSolver solver(options);
   Result result;

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "../solver/newton_check.h"
+
 namespace tamsi::synthetic {
 namespace {
 
@@ -300,6 +302,7 @@ TEST(SlidingTower, ThousandSpheresConvergeWithTheSecantSafeguardToThePapersSolut
   for (LineSearch line_search : {LineSearch::kTals, LineSearch::kExact}) {
     SCOPED_TRACE(ToString(line_search));
     Options options;
+    options.friction_newton = FrictionNewton::kTangent;
     options.line_search = line_search;
     TamsiSolver solver(options);
     Result result;
@@ -325,6 +328,29 @@ TEST(SlidingTower, ThousandSpheresConvergeWithTheSecantSafeguardToThePapersSolut
   }
 }
 
+/// The same tower under the primal–dual iteration (the default): it converges without falling back, in fewer
+/// iterations than the safeguarded paper's iteration, to the paper's solution, friction inside the Coulomb cone; one
+/// exact Newton update of eq. 23 at its v moves no contact velocity by more than the tolerance.
+TEST(SlidingTower, ThousandSpheresConvergeUnderThePrimalDualIterationToThePapersSolution) {
+  SyntheticOptions o;
+  o.motion = InitialMotion::kSliding;
+  const SyntheticProblem s = SphereStack(1000, 1, o);
+  Options options;
+  Result primal_dual;
+  ASSERT_EQ(TamsiSolver(options).Solve(s.problem, &primal_dual), Status::kSuccess);
+  EXPECT_EQ(primal_dual.summary.primal_dual_fallbacks, 0);
+  EXPECT_EQ(primal_dual.summary.secant_iterations, 0);
+  EXPECT_GT(primal_dual.summary.stick_slip_transitions, 500);
+  options.friction_newton = FrictionNewton::kTangent;
+  Result tangent;
+  ASSERT_EQ(TamsiSolver(options).Solve(s.problem, &tangent), Status::kSuccess);
+  EXPECT_LT(primal_dual.summary.iterations, tangent.summary.iterations);
+  EXPECT_LT((primal_dual.v - tangent.v).lpNorm<Eigen::Infinity>(), 1e-5);
+  for (int i = 0; i < s.problem.num_contacts(); ++i)
+    EXPECT_LE(primal_dual.ft.segment<2>(2 * i).norm(), s.problem.friction[i] * primal_dual.fn[i] * (1 + 1e-12)) << i;
+  EXPECT_LE(testing::NewtonUpdateAt(s.problem, primal_dual.v), 1e-2 * options.stiction_tolerance);
+}
+
 // One island of 300 spheres sliding over each other: GMRES with either preconditioner meets exact Newton's solution
 // to the convergence tolerance, and the symmetric preconditioner replaces every sparse LU by a Cholesky.
 TEST(SlidingTower, KrylovNewtonSolvesAgreeWithExactNewton) {
@@ -346,7 +372,7 @@ TEST(SlidingTower, KrylovNewtonSolvesAgreeWithExactNewton) {
     EXPECT_EQ(result.summary.newton_systems, result.summary.iterations);  // one island
     EXPECT_LT((result.v - exact.v).lpNorm<Eigen::Infinity>(), 1e-7);
     if (mode == NewtonSolve::kSymmetricPreconditioner) {
-      EXPECT_EQ(result.summary.krylov_solves, result.summary.newton_systems);  // no iteration fell back to the LU
+      EXPECT_EQ(result.summary.krylov_solves, result.summary.newton_systems);       // no iteration fell back to the LU
       EXPECT_EQ(result.summary.numeric_factorizations, result.summary.iterations);  // one Cholesky each
     } else {  // reuse: the systems GMRES did not solve were factored
       EXPECT_LT(result.summary.krylov_solves, result.summary.newton_systems);

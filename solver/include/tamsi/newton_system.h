@@ -32,10 +32,11 @@ class NewtonSystem {
   bool Reset(const ContactProblem& problem);
 
   /// Contact velocities, forces and residual r(v) = M v − p* − h (Jnᵀ π + Jtᵀ ft) (N·s) at v (nv, m/s).
-  /// `secant` (nc flags, or nullptr): sliding contacts whose block in the next Assemble() is the secant friction
-  /// stiffness instead of the tangent (kernels::CalcContactForces); the residual does not depend on it.
-  void Evaluate(const Eigen::VectorXd& v, const std::uint8_t* secant = nullptr);
-  /// Fills values() with the Newton matrix ∂r/∂v at the last Evaluate()d v (with secant blocks where asked). With
+  /// `sliding_block` (nc, or nullptr for all kTangent) and `dual` (2nc, read for kPrimalDual): how each sliding
+  /// contact's block in the next Assemble() is formed (kernels::CalcContactForces); the residual depends on neither.
+  void Evaluate(const Eigen::VectorXd& v, const kernels::SlidingBlock* sliding_block = nullptr,
+                const Eigen::VectorXd* dual = nullptr);
+  /// Fills values() with the Newton matrix ∂r/∂v at the last Evaluate()d v (with the sliding blocks asked). With
   /// `symmetric_part` (or nullptr), the same pass also fills it (on pattern(), resized to its nnz) with the Newton
   /// matrix without its W_tn term, M + h(W_nn + W_tt): the symmetric part of eq. 23 (the W_tt blocks are symmetric,
   /// W_nn is diagonal in contact space), positive definite since M is and dπ/dvn ≤ 0 (eq. 19). One-way: the Newton

@@ -40,6 +40,24 @@ enum class NewtonSolve {
   kSymmetricPreconditioner,
 };
 
+/// How the Newton iteration treats the friction of sliding contacts.
+enum class FrictionNewton {
+  /// The paper's iteration: the Newton matrix of eq. 16/23 (eq. 17 one-way), the step limited by
+  /// Options::line_search, with the secant safeguard where Options::secant_safeguard is on.
+  kTangent,
+  /// Primal–dual (beyond the paper; Chan, Golub & Mulet 1999): every contact carries a dual w ∈ R², ‖w‖ ≤ 1, with
+  /// ft = −μ̃π w and w = vt/max(v_s, ‖vt‖) at the solution. Linearizing (v, w) together and eliminating Δw changes
+  /// only the sliding contacts' blocks (kernels::SlidingBlock::kPrimalDual): where a slip is about to reverse they
+  /// keep stiffness along the slip direction, which eq. 16's tangent lacks, so Newton steps stop overshooting across
+  /// the stiction disk. The right-hand side is the true residual (eq. 21), the convergence test the usual one, and at
+  /// the solution w = v̂, so the converged v and the final quadratic rate are Newton's. After each solve for Δv, every
+  /// contact's w is updated from the full step (kernels::UpdatePrimalDual); with LineSearch::kExact the step length is
+  /// the exact line search alone over (0, primal_dual_max_alpha], TALS where Δv is not a descent direction (kTals and
+  /// kNone act as for kTangent); no secant phase. An island still iterating after primal_dual_stall_iterations falls back to kTangent from its
+  /// current iterate (Summary::primal_dual_fallbacks). Settled piles: about half the paper's iterations.
+  kPrimalDual,
+};
+
 /// Step length of the Newton iteration v ← v + α Δv.
 enum class LineSearch {
   /// α = 1: plain Newton, for comparison (cycles through stick–slip transitions, paper Fig. 2).
@@ -92,6 +110,7 @@ const char* ToString(Coupling coupling);
 const char* ToString(FrictionRegularization regularization);
 const char* ToString(LineSearch line_search);
 const char* ToString(NewtonSolve newton_solve);
+const char* ToString(FrictionNewton friction_newton);
 
 /// Solver options; defaults follow the paper (Sec. VI: v_s = 1e-4 m/s, Sec. III-A: θ_max = π/3).
 struct Options {
@@ -120,6 +139,11 @@ struct Options {
   double secant_entry_alpha{0.5};
   /// ‖Δvt‖ (in units of v_s) above which the secant phase starts and below which it ends, ≥ 1.
   double secant_exit_factor{30.0};
+  FrictionNewton friction_newton{FrictionNewton::kPrimalDual};
+  /// Primal–dual: the exact line search's bracket may grow to this α, ≥ 1.
+  double primal_dual_max_alpha{4.0};
+  /// Primal–dual: iterations after which an island that has not converged falls back to kTangent, ≥ 1.
+  int primal_dual_stall_iterations{40};
   /// Solve each island (connected component of the Newton matrix's graph: velocities coupled through M or a shared
   /// contact) with its own factorization, TALS α and convergence test, islands in parallel. Off: one Newton
   /// iteration over the whole system with a global α (the paper's formulation). Both meet the same tolerance.
@@ -159,6 +183,8 @@ struct Summary {
   /// number of iterations where any had (0: the paper's Newton iteration throughout).
   std::vector<int> secant_islands;
   int secant_iterations{0};
+  /// Islands whose primal–dual iteration stalled and fell back to the paper's (FrictionNewton::kPrimalDual).
+  int primal_dual_fallbacks{0};
   /// Islands solved, and the velocities of the largest.
   int num_islands{0};
   int largest_island{0};
@@ -193,6 +219,7 @@ struct Summary {
   Coupling coupling{Coupling::kTwoWay};
   LineSearch line_search{LineSearch::kExact};
   NewtonSolve newton_solve{NewtonSolve::kExact};
+  FrictionNewton friction_newton{FrictionNewton::kPrimalDual};
   /// Set when status is kLinearSolverFailed: the backend's own words.
   std::string message;
 

@@ -52,23 +52,45 @@ double ContactPower(const ContactModel& model, double k, double d, double mu, do
                     double pi_lag, double vn, const Eigen::Vector2d& vt, double dvn, const Eigen::Vector2d& dvt,
                     double alpha);
 
+/// How the friction block of a sliding contact (‖vt‖ > v_s) is formed. Stiction blocks are always eq. 16's.
+enum class SlidingBlock : std::uint8_t {
+  /// The tangent of eq. 16: (π/v_s)(g I + s g' v̂v̂ᵀ); with μ̃ = μ beyond v_s it is (μπ/‖vt‖)(I − v̂v̂ᵀ), without
+  /// stiffness along the slip direction v̂, so a Newton step that reverses a slip overshoots far across the stiction
+  /// disk. W_tn column: μ v̂ dπ/dvn (eq. 22).
+  kTangent,
+  /// The secant (π μ̃/‖vt‖) I: the curvature of a quadratic majorizer of the friction potential μπ Φ(‖vt‖)
+  /// (iteratively reweighted least squares), whose step does not overshoot. W_tn as kTangent. Used by TamsiSolver's
+  /// secant safeguard (Options::secant_safeguard).
+  kSecant,
+  /// Primal–dual (Chan, Golub & Mulet 1999, for total-variation denoising): with a per-contact dual w ∈ R²,
+  /// ‖w‖ ≤ 1, ft = −μ̃ π w and w = vt/max(v_s, ‖vt‖) at the solution, linearizing the pair (v, w) and eliminating Δw
+  /// gives (π μ̃/‖vt‖)(I − ½(w v̂ᵀ + v̂ wᵀ)) and the W_tn column μ̃ w dπ/dvn. Where w = v̂ (at the solution) these are
+  /// kTangent's, so the converged v and the final convergence rate are Newton's; away from it the block has
+  /// stiffness along v̂ where the slip is about to reverse (w·v̂ < 1). It stays positive semidefinite (‖w‖ ≤ 1).
+  /// Options::friction_newton.
+  kPrimalDual,
+};
+
 /// Per-contact forces and Newton blocks. For contact i, with local velocities (vn_i, vt_2i, vt_2i+1), writes
 /// pi(i) (N), ft(2i..2i+1) (N) and the row-major 3 × 3 block B_i = −∂(π, ft)/∂(vn, vt) into blocks[9i..9i+8], so that
 /// the Newton matrix is M + h Σᵢ Jcᵢᵀ Bᵢ Jcᵢ with Jcᵢ = [Jnᵢ; Jtᵢ] (eq. 20, 22, 23; the one-way eq. 17 has only the
 /// tangential block). Sizes: k, d, mu, delta0, pi_frozen, vn, pi: nc; vt, ft: 2nc; blocks: 9nc. Resizes and overwrites
 /// outputs.
 ///
-/// `secant` (nc entries, or nullptr for none): contacts whose sliding block (‖vt‖ > v_s) is the secant
-/// (π μ̃(s)/‖vt‖) I instead of the tangent of eq. 16, i.e. without its s g' v̂v̂ᵀ term. The tangent has no stiffness
-/// along the slip direction v̂ (linear regularization) or a reduced one (smooth), so a Newton step that reverses a
-/// slip overshoots far across the stiction disk; the secant is the curvature of a quadratic majorizer of the
-/// friction potential μπ Φ(‖vt‖) (iteratively reweighted least squares), whose step does not. Stiction blocks and
-/// the forces themselves are unchanged. Used by TamsiSolver's secant safeguard (Options::secant_safeguard).
+/// `sliding_block` (nc entries, or nullptr for all kTangent): how each sliding contact's block is formed; `dual`
+/// (2nc, read where sliding_block is kPrimalDual): each contact's dual w (dimensionless, ‖w‖ ≤ 1, in the tangent
+/// basis of Jt's rows). Stiction blocks and the forces themselves do not depend on either.
 void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, const Eigen::VectorXd& k,
                        const Eigen::VectorXd& d, const Eigen::VectorXd& mu, const Eigen::VectorXd& delta0,
                        const Eigen::VectorXd& pi_frozen, const Eigen::VectorXd& vn, const Eigen::VectorXd& vt,
                        Eigen::VectorXd* pi, Eigen::VectorXd* ft, Eigen::VectorXd* blocks,
-                       const std::uint8_t* secant = nullptr);
+                       const SlidingBlock* sliding_block = nullptr, const Eigen::VectorXd* dual = nullptr);
+
+/// The primal–dual update of one contact's dual w (SlidingBlock::kPrimalDual) from the full Newton step Δvt (not
+/// scaled by the line search's α) at vt: with m = max(v_s, ‖vt‖), ŵ = (vt + Δvt − [‖vt‖ > v_s] w (v̂·Δvt))/m, the
+/// linearization of w m(vt) = vt, projected onto the unit disk: w ← ŵ / max(1, ‖ŵ‖).
+Eigen::Vector2d UpdatePrimalDual(const Eigen::Vector2d& vt, const Eigen::Vector2d& dvt, const Eigen::Vector2d& w,
+                                 double stiction_tolerance);
 
 /// TALS for one contact (Sec. III-A): the largest α ∈ (0, 1] for the update vt + α Δvt.
 /// - From stiction (‖vt‖ ≤ v_s): α = 1; the Newton matrix is accurate there.

@@ -60,6 +60,8 @@ struct StepInfo {
   int iterations{0};
   /// Of those, iterations in which the secant safeguard acted (Summary::secant_iterations).
   int secant_iterations{0};
+  /// Islands whose primal–dual iteration stalled and fell back to the paper's (Summary::primal_dual_fallbacks).
+  int primal_dual_fallbacks{0};
   int contacts{0};
   /// Solves that failed before the successful attempt.
   int failed_solves{0};
@@ -81,8 +83,9 @@ struct RunStatistics {
   double time_frontend{0.0}, time_solve{0.0};
   long long iterations_total{0};
   int iterations_max{0};
-  /// Newton iterations in which the secant safeguard acted (TamsiSolver's Summary::secant_iterations).
-  long long secant_iterations{0};
+  /// Newton iterations in which the secant safeguard acted (TamsiSolver's Summary::secant_iterations), and islands
+  /// whose primal–dual iteration fell back to the paper's (Summary::primal_dual_fallbacks).
+  long long secant_iterations{0}, primal_dual_fallbacks{0};
   /// Steps that needed substeps, and solves that failed (each retry counts one).
   long long retried_steps{0}, failed_solves{0};
   long long contacts_total{0};
