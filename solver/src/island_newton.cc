@@ -134,7 +134,7 @@ bool IslandNewton::SolveWithSymmetricPreconditioner(const IslandIterationData& d
   bool solved = false;
   if (factored) {
     solved = SolveWithKrylov(matrix_, *symmetric_solver_, o.max_krylov_iterations, o.krylov_tolerance, rhs_, &dv_,
-                             &record_.krylov_iterations);
+                             &record_.krylov_iterations, &krylov_);
   }
   record_.time_solve += Seconds(t);
   return solved;
@@ -147,7 +147,7 @@ bool IslandNewton::SolveWithKeptFactorization(const IslandIterationData& data) {
   const Options& o = data.options;
   const Clock::time_point t = Clock::now();
   const bool solved = SolveWithKrylov(matrix_, *linear_solver_, o.max_krylov_iterations, o.krylov_tolerance, rhs_, &dv_,
-                                      &record_.krylov_iterations);
+                                      &record_.krylov_iterations, &krylov_);
   refactor_ = !solved || 2 * record_.krylov_iterations > o.max_krylov_iterations;
   record_.time_solve += Seconds(t);
   return solved;

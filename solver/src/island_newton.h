@@ -14,6 +14,7 @@
 #include <string>
 
 #include "islands.h"
+#include "krylov.h"
 #include "linear_solver.h"
 
 namespace tamsi::internal {
@@ -121,6 +122,7 @@ class IslandNewton {
   // The island's view of the Newton system (local indices), and its part of the direction.
   CscView matrix_;
   Eigen::VectorXd values_, symmetric_values_, rhs_, dv_;
+  KrylovWorkspace krylov_;
   IslandIterationRecord record_;
 };
 

@@ -85,6 +85,7 @@ struct TamsiSolver::Impl {
   internal::IslandPartition partition;
   std::vector<internal::IslandNewton> islands;
   Eigen::VectorXd v, vt_first, dv, dvn, dvt, symmetric_values;
+  bool has_vt_first{false};  // vt_first holds this solve's first iterate's vt
   std::vector<int> active;                           // islands still iterating
   std::vector<kernels::SlidingBlock> sliding_block;  // per contact: as its island's phase asks
   Eigen::VectorXd dual;                              // per contact: the primal–dual w (2nc)
@@ -239,7 +240,7 @@ Status TamsiSolver::Impl::Finish(Status status, Clock::time_point start, const O
   const Clock::time_point t = Clock::now();
   system->Evaluate(v);
   s.time_residual += Seconds(t);
-  if (vt_first.size() == system->vt().size())
+  if (has_vt_first)
     for (int i = 0; i < s.num_contacts; ++i)
       s.stick_slip_transitions += (vt_first.segment<2>(2 * i).norm() < o.stiction_tolerance) !=
                                   (system->vt().segment<2>(2 * i).norm() < o.stiction_tolerance);
@@ -273,7 +274,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   s.linear_solver_given = o.linear_solver;
 
   w.CalcStructure(problem, o, &s);
-  w.vt_first.resize(0);
+  w.has_vt_first = false;
   if (!w.CalcInitialIterate(problem, o, &s)) return w.Finish(Status::kLinearSolverFailed, start, o, result);
   if (problem.num_velocities() == 0) return w.Finish(Status::kSuccess, start, o, result);
 
@@ -296,7 +297,10 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     // Residual r(v) = M v − p* − h (Jnᵀ π + Jtᵀ ft) (eq. 21; eq. 12 with π frozen) and the Newton matrix.
     Clock::time_point t = Clock::now();
     system.Evaluate(w.v, w.sliding_block.data(), &w.dual);
-    if (iteration == 0) w.vt_first = system.vt();
+    if (iteration == 0) {
+      w.vt_first = system.vt();
+      w.has_vt_first = true;
+    }
     s.time_residual += Seconds(t);
     if (!system.residual().allFinite()) return w.Finish(Status::kNonFiniteValues, start, o, result);
     t = Clock::now();
