@@ -1,9 +1,11 @@
 // Whole-step benchmarks of the MuJoCo front end + TAMSI, side by side with MuJoCo 2.2.2's own Newton and CG solvers
 // on the same models: the paper's gripper_mug_shake (5 s runs) and settled clutter piles (one step from rest).
 //
-// Engines (second argument): 0 = TAMSI two-way (exact Newton), 1 = MuJoCo Newton, 2 = MuJoCo CG, 3 = TAMSI two-way
-// with factorization reuse (GMRES on kept factorizations), 4 = TAMSI one-way (CHOLMOD), 5 = TAMSI two-way with the
-// symmetric preconditioner (GMRES on a Cholesky of M + h(W_nn + W_tt)). Counters split each step
+// Engines (second argument): 0 = TAMSI's defaults (two-way, primal–dual friction Newton, GMRES on a Cholesky of the
+// symmetric part M + h(W_nn + W_tt)), 1 = MuJoCo Newton, 2 = MuJoCo CG, 3 = TAMSI two-way with factorization reuse
+// (GMRES on kept factorizations), 4 = TAMSI one-way (CHOLMOD), 5 = TAMSI primal–dual with an exact LU per iteration,
+// 6 = the paper's iteration (eq. 16 tangent, TALS + exact line search, secant safeguard) with an exact LU per
+// iteration, the defaults before the primal–dual iteration. Counters split each step
 // into the front end (MuJoCo kinematics, collision, forces, assembly; for MuJoCo's engine: everything but its
 // constraint solver) and the solve, and TAMSI's solve into its phases.
 #include <benchmark/benchmark.h>
@@ -27,7 +29,8 @@ SimulatorOptions OptionsFor(int engine, const Scene& scene, int threads = 1) {
   options.solver.num_threads = threads;
   options.engine = engine == 1 || engine == 2 ? Engine::kMujoco : Engine::kTamsi;
   if (engine == 3) options.solver.newton_solve = NewtonSolve::kReuseFactorization;
-  if (engine == 5) options.solver.newton_solve = NewtonSolve::kSymmetricPreconditioner;
+  if (engine == 5 || engine == 6) options.solver.newton_solve = NewtonSolve::kExact;
+  if (engine == 6) options.solver.friction_newton = FrictionNewton::kTangent;
   if (engine == 4) options.solver.coupling = Coupling::kOneWay;
   options.mujoco_solver = engine == 1 ? mjSOL_NEWTON : engine == 2 ? mjSOL_CG : -1;
   options.contact = scene.contact;
@@ -36,8 +39,8 @@ SimulatorOptions OptionsFor(int engine, const Scene& scene, int threads = 1) {
 }
 
 const char* EngineName(int engine) {
-  static const char* const kNames[] = {"tamsi",       "mujoco_newton", "mujoco_cg",
-                                       "tamsi_reuse", "tamsi_oneway",  "tamsi_symmetric"};
+  static const char* const kNames[] = {"tamsi",        "mujoco_newton", "mujoco_cg",   "tamsi_reuse",
+                                       "tamsi_oneway", "tamsi_exact",   "tamsi_tangent"};
   return kNames[engine];
 }
 
@@ -139,7 +142,7 @@ void BM_ClutterBinStep(benchmark::State& state) {
 void PilesAndEngines(benchmark::internal::Benchmark* b) {
   b->ArgNames({"N", "engine", "threads"})->Unit(benchmark::kMillisecond);
   for (int n : {100, 500, 1000, 3000, 10000}) {
-    for (int engine : {0, 3, 4, 5}) b->Args({n, engine, 1});
+    for (int engine : {0, 3, 4, 5, 6}) b->Args({n, engine, 1});
     // MuJoCo 2.2.2's own solvers: up to N = 1,000, where they stop with an error (their 32-bit buffers).
     if (n <= 1000)
       for (int engine : {1, 2}) b->Args({n, engine, 1});

@@ -25,7 +25,7 @@ enum class Coupling {
 /// How each island's Newton system (eq. 23 two-way, eq. 17 one-way) is solved for Δv. Islands that use the dense
 /// backend are always factored exactly.
 enum class NewtonSolve {
-  /// A fresh factorization every iteration: exact Newton, the oracle.
+  /// A fresh factorization (UMFPACK LU two-way) every iteration: exact Newton, the oracle.
   kExact,
   /// GMRES preconditioned by the island's last numeric factorization, kept across iterations and across solves
   /// while the pattern holds; refactor when GMRES misses krylov_tolerance within max_krylov_iterations or needed
@@ -36,7 +36,8 @@ enum class NewtonSolve {
   /// that part, so GMRES needs a few iterations, and the Cholesky costs a fraction of the LU of eq. 23 (3.4 vs
   /// 12 ms for a 3,000-velocity pile island). An iteration whose symmetric part is not positive definite, or whose
   /// GMRES misses krylov_tolerance within max_krylov_iterations, is solved by the exact factorization instead.
-  /// One-way: as kExact (eq. 17 is symmetric already).
+  /// One-way: as kExact (eq. 17 is symmetric already). The default: half the time of kExact per pile step or sliding
+  /// tower (bench/README.md), and no allocation in tamsi's code at steady state (its GMRES workspace is kept).
   kSymmetricPreconditioner,
 };
 
@@ -149,7 +150,7 @@ struct Options {
   /// iteration over the whole system with a global α (the paper's formulation). Both meet the same tolerance.
   bool use_islands{true};
   LinearSolverType linear_solver{LinearSolverType::kAuto};
-  NewtonSolve newton_solve{NewtonSolve::kExact};
+  NewtonSolve newton_solve{NewtonSolve::kSymmetricPreconditioner};
   /// GMRES (kReuseFactorization, kSymmetricPreconditioner): relative residual ‖b − AΔv‖/‖b‖ to reach, in (0, 1),
   /// and iteration budget per Newton iteration, ≥ 1. Newton's own test is on the step (relative_tolerance · v_s),
   /// which an error of 1e-6 of the step does not move.
@@ -218,7 +219,7 @@ struct Summary {
   LinearSolverType linear_solver_used{LinearSolverType::kDense};
   Coupling coupling{Coupling::kTwoWay};
   LineSearch line_search{LineSearch::kExact};
-  NewtonSolve newton_solve{NewtonSolve::kExact};
+  NewtonSolve newton_solve{NewtonSolve::kSymmetricPreconditioner};
   FrictionNewton friction_newton{FrictionNewton::kPrimalDual};
   /// Set when status is kLinearSolverFailed: the backend's own words.
   std::string message;
