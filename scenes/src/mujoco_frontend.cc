@@ -240,7 +240,7 @@ bool ContactProblemBuilder::Build(const mjModel& model, mjData* data, double h, 
   mj_tendon(&model, data);
   mj_transmission(&model, data);
   mj_crb(&model, data);
-  mj_collision(&model, data);
+  Collide(model, data, narrow_phase_);
   if (data->ncon >= model.nconmax) return false;
   // Velocity stage: cvel, qfrc_passive, qfrc_bias; then actuation.
   mj_fwdVelocity(&model, data);

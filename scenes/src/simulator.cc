@@ -132,6 +132,7 @@ Simulator::Simulator(ModelPtr model, const SimulatorOptions& options, int keyfra
   time_step_ = options.time_step > 0 ? options.time_step : model_->opt.timestep;
   if (!(time_step_ > 0)) throw std::invalid_argument("Simulator: the model's timestep must be positive");
   InstallMujocoHandlers();
+  builder_.set_narrow_phase(options.narrow_phase);
   if (options.engine == Engine::kTamsi) {
     ConfigureModelForTamsi(model_.get(), 0);
     data_.reset(mj_makeData(model_.get()));
