@@ -3,7 +3,8 @@
 //
 // Engines (second argument): 0 = TAMSI two-way (exact Newton), 1 = MuJoCo Newton, 2 = MuJoCo CG, 3 = TAMSI two-way
 // with factorization reuse (GMRES on kept factorizations), 4 = TAMSI one-way (CHOLMOD), 5 = TAMSI two-way with the
-// symmetric preconditioner (GMRES on a Cholesky of M + h(W_nn + W_tt)). Counters split each step
+// symmetric preconditioner (GMRES on a Cholesky of M + h(W_nn + W_tt)), 6 = TAMSI two-way with MuJoCo 2.2.2's own
+// narrow phase (libccd's MPR) for sphere–cylinder pairs instead of the closed form. Counters split each step
 // into the front end (MuJoCo kinematics, collision, forces, assembly; for MuJoCo's engine: everything but its
 // constraint solver) and the solve, and TAMSI's solve into its phases.
 #include <benchmark/benchmark.h>
@@ -29,6 +30,7 @@ SimulatorOptions OptionsFor(int engine, const Scene& scene, int threads = 1) {
   if (engine == 3) options.solver.newton_solve = NewtonSolve::kReuseFactorization;
   if (engine == 5) options.solver.newton_solve = NewtonSolve::kSymmetricPreconditioner;
   if (engine == 4) options.solver.coupling = Coupling::kOneWay;
+  if (engine == 6) options.narrow_phase = NarrowPhase::kMujoco;
   options.mujoco_solver = engine == 1 ? mjSOL_NEWTON : engine == 2 ? mjSOL_CG : -1;
   options.contact = scene.contact;
   options.solver.stiction_tolerance = scene.stiction_tolerance;
@@ -36,8 +38,8 @@ SimulatorOptions OptionsFor(int engine, const Scene& scene, int threads = 1) {
 }
 
 const char* EngineName(int engine) {
-  static const char* const kNames[] = {"tamsi",       "mujoco_newton", "mujoco_cg",
-                                       "tamsi_reuse", "tamsi_oneway",  "tamsi_symmetric"};
+  static const char* const kNames[] = {"tamsi",        "mujoco_newton",   "mujoco_cg", "tamsi_reuse",
+                                       "tamsi_oneway", "tamsi_symmetric", "tamsi_mpr"};
   return kNames[engine];
 }
 
@@ -81,7 +83,7 @@ void BM_GripperMugShakeRun(benchmark::State& state) {
   ReportStatistics(state, total, engine);
   state.counters["real_time_rate"] = total.real_time_rate();
 }
-BENCHMARK(BM_GripperMugShakeRun)->ArgName("engine")->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GripperMugShakeRun)->ArgName("engine")->Arg(0)->Arg(6)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 // A settled pile of N bodies: N = 100 is clutter_bin settled by TAMSI here (seed 1); larger N are the shared
 // settled piles (../shared/piles/settled_pile_N*.xml, made by MuJoCo), so every engine starts from the same pile.
