@@ -269,7 +269,8 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
   for (int s = 0; s < substeps; ++s) {
     // Positions stay frozen at q0 for M, Jn, Jt and τ; only v and the first-order penetration advance. τ is
     // linearized about v0 in its damping part: τ(v) ≈ τ(v0) − D (v − v0).
-    problem_.p_star = problem_.M * v_work_ + h * (tau + damping.cwiseProduct(v0_ - v_work_));
+    problem_.p_star.noalias() = problem_.M * v_work_;
+    problem_.p_star += h * (tau + damping.cwiseProduct(v0_ - v_work_));
     problem_.v0 = v_work_;
     problem_.v_guess = v_work_;
     if (sink_) sink_(problem_, stats_.steps, s, substeps);

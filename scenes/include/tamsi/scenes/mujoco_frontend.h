@@ -168,9 +168,10 @@ class ContactProblemBuilder {
   std::vector<int> mass_source_;
   std::vector<int> mass_diagonal_index_;  // nv: position of M(i, i) among the nonzeros
   Eigen::VectorXd mass_diagonal_, damping_;
-  // Jn and Jt rows in CSR form.
+  // Jn and Jt rows in CSR form, and the next free slot of each column while they are written column-major (nv).
   std::vector<int> jn_outer_, jn_inner_, jt_outer_, jt_inner_;
   std::vector<double> jn_values_, jt_values_;
+  std::vector<int> column_next_;
   double time_mujoco_{0}, time_assembly_{0};
   NarrowPhase narrow_phase_{NarrowPhase::kAnalytic};
 };
