@@ -2,10 +2,11 @@
 // on the same models: the paper's gripper_mug_shake (5 s runs) and settled clutter piles (one step from rest).
 //
 // Engines (second argument): 0 = TAMSI's defaults (two-way, primal–dual friction Newton, GMRES on a Cholesky of the
-// symmetric part M + h(W_nn + W_tt)), 1 = MuJoCo Newton, 2 = MuJoCo CG, 3 = TAMSI two-way with factorization reuse
-// (GMRES on kept factorizations), 4 = TAMSI one-way (CHOLMOD), 5 = TAMSI primal–dual with an exact LU per iteration,
-// 6 = the paper's iteration (eq. 16 tangent, TALS + exact line search, secant safeguard) with an exact LU per
-// iteration, the defaults before the primal–dual iteration. Counters split each step
+// symmetric part M + h(W_nn + W_tt), closed-form sphere–cylinder narrow phase), 1 = MuJoCo Newton, 2 = MuJoCo CG,
+// 3 = TAMSI two-way with factorization reuse (GMRES on kept factorizations), 4 = TAMSI one-way (CHOLMOD), 5 = TAMSI
+// primal–dual with an exact LU per iteration, 6 = the paper's iteration (eq. 16 tangent, TALS + exact line search,
+// secant safeguard) with an exact LU per iteration (the solver's defaults before the primal–dual iteration), 7 = TAMSI
+// with MuJoCo 2.2.2's own narrow phase (libccd's MPR) for sphere–cylinder pairs. Counters split each step
 // into the front end (MuJoCo kinematics, collision, forces, assembly; for MuJoCo's engine: everything but its
 // constraint solver) and the solve, and TAMSI's solve into its phases.
 #include <benchmark/benchmark.h>
@@ -32,6 +33,7 @@ SimulatorOptions OptionsFor(int engine, const Scene& scene, int threads = 1) {
   if (engine == 5 || engine == 6) options.solver.newton_solve = NewtonSolve::kExact;
   if (engine == 6) options.solver.friction_newton = FrictionNewton::kTangent;
   if (engine == 4) options.solver.coupling = Coupling::kOneWay;
+  if (engine == 7) options.narrow_phase = NarrowPhase::kMujoco;
   options.mujoco_solver = engine == 1 ? mjSOL_NEWTON : engine == 2 ? mjSOL_CG : -1;
   options.contact = scene.contact;
   options.solver.stiction_tolerance = scene.stiction_tolerance;
@@ -39,8 +41,8 @@ SimulatorOptions OptionsFor(int engine, const Scene& scene, int threads = 1) {
 }
 
 const char* EngineName(int engine) {
-  static const char* const kNames[] = {"tamsi",        "mujoco_newton", "mujoco_cg",   "tamsi_reuse",
-                                       "tamsi_oneway", "tamsi_exact",   "tamsi_tangent"};
+  static const char* const kNames[] = {"tamsi",        "mujoco_newton", "mujoco_cg",     "tamsi_reuse",
+                                       "tamsi_oneway", "tamsi_exact",   "tamsi_tangent", "tamsi_mpr"};
   return kNames[engine];
 }
 
@@ -84,7 +86,14 @@ void BM_GripperMugShakeRun(benchmark::State& state) {
   ReportStatistics(state, total, engine);
   state.counters["real_time_rate"] = total.real_time_rate();
 }
-BENCHMARK(BM_GripperMugShakeRun)->ArgName("engine")->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GripperMugShakeRun)
+    ->ArgName("engine")
+    ->Arg(0)
+    ->Arg(6)
+    ->Arg(7)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond);
 
 // A settled pile of N bodies: N = 100 is clutter_bin settled by TAMSI here (seed 1); larger N are the shared
 // settled piles (../shared/piles/settled_pile_N*.xml, made by MuJoCo), so every engine starts from the same pile.

@@ -24,6 +24,7 @@ struct RunArgs {
   std::optional<double> dt, duration, stiffness, dissipation, stiction_tolerance;
   std::string solver{"tamsi"};
   std::string mujoco_solver;
+  std::string narrow_phase{"analytic"};
   int threads{1};
   std::optional<int> max_iterations;
   Options iteration;  // the Newton iteration's options (AddIterationOptions)
@@ -123,6 +124,7 @@ void RunScene(const RunArgs& args) {
   static const std::map<std::string, int> kMujocoSolvers{
       {"pgs", mjSOL_PGS}, {"cg", mjSOL_CG}, {"newton", mjSOL_NEWTON}};
   if (!args.mujoco_solver.empty()) options.mujoco_solver = kMujocoSolvers.at(args.mujoco_solver);
+  options.narrow_phase = args.narrow_phase == "mujoco" ? scenes::NarrowPhase::kMujoco : scenes::NarrowPhase::kAnalytic;
   std::string error;
   if (!options.solver.IsValid(&error)) throw CLI::RuntimeError(error, 2);
 
@@ -239,6 +241,10 @@ void AddRunCommand(CLI::App& app) {
       ->check(CLI::IsMember({"tamsi", "tamsi-oneway", "mujoco"}));
   cmd->add_option("--mujoco-solver", args->mujoco_solver, "With --solver mujoco: newton, cg or pgs (default: model's)")
       ->check(CLI::IsMember({"newton", "cg", "pgs"}));
+  cmd->add_option("--narrow-phase", args->narrow_phase,
+                  "Sphere-cylinder contacts of the TAMSI front end: analytic (closed form, default) or mujoco "
+                  "(MuJoCo 2.2.2's MPR)")
+      ->check(CLI::IsMember({"analytic", "mujoco"}));
   cmd->add_option("--threads", args->threads, "Solver threads (0: all hardware threads)")
       ->check(CLI::NonNegativeNumber);
   AddIterationOptions(cmd, &args->iteration);

@@ -105,6 +105,28 @@ ModelPtr LoadMjcf(const std::string& xml, const std::string& vfs_name, const std
   return ModelPtr(model);
 }
 
+// Writes the matrix held as rows in CSR form (outer, inner, values) into `matrix` (rows × cols, column-major) by a
+// counting sort, in the matrix's own storage: nothing is allocated once it has held as many columns and nonzeros.
+// `next` (cols entries) is scratch.
+void RowsToColumns(int rows, int cols, const std::vector<int>& outer, const std::vector<int>& inner,
+                   const std::vector<double>& values, std::vector<int>* next, SparseMatrix* matrix) {
+  matrix->resize(rows, cols);  // compressed, column starts zeroed
+  matrix->resizeNonZeros(outer[rows]);
+  int* start = matrix->outerIndexPtr();
+  for (int k = 0; k < outer[rows]; ++k) ++start[inner[k] + 1];
+  for (int c = 0; c < cols; ++c) start[c + 1] += start[c];
+  std::copy(start, start + cols, next->begin());
+  int* row_index = matrix->innerIndexPtr();
+  double* value = matrix->valuePtr();
+  for (int r = 0; r < rows; ++r) {
+    for (int k = outer[r]; k < outer[r + 1]; ++k) {
+      const int at = (*next)[inner[k]]++;
+      row_index[at] = r;
+      value[at] = values[k];
+    }
+  }
+}
+
 }  // namespace
 
 void InstallMujocoHandlers() {
@@ -205,6 +227,7 @@ ContactProblemBuilder::ContactProblemBuilder(const mjModel& model, const Contact
   }
   row_values_.assign(3 * static_cast<size_t>(model.nv), 0.0);
   dof_mark_.assign(model.nv, -1);
+  column_next_.assign(model.nv, 0);
   tau_.setZero(model.nv);
   BuildMassPattern(model);
   damping_.setZero(model.nv);
@@ -240,7 +263,7 @@ bool ContactProblemBuilder::Build(const mjModel& model, mjData* data, double h, 
   mj_tendon(&model, data);
   mj_transmission(&model, data);
   mj_crb(&model, data);
-  mj_collision(&model, data);
+  Collide(model, data, narrow_phase_);
   if (data->ncon >= model.nconmax) return false;
   // Velocity stage: cvel, qfrc_passive, qfrc_bias; then actuation.
   mj_fwdVelocity(&model, data);
@@ -263,7 +286,8 @@ bool ContactProblemBuilder::Build(const mjModel& model, mjData* data, double h, 
   SetTimeStep(h, problem);
   AssembleJacobians(model, *data, problem);
   Eigen::Map<const Eigen::VectorXd> v0(data->qvel, nv);
-  problem->p_star = problem->M * v0 + h * tau_;
+  problem->p_star.noalias() = problem->M * v0;  // into p_star's storage: a sum with the product would allocate
+  problem->p_star += h * tau_;
   problem->v0 = v0;
   problem->v_guess = v0;
   time_assembly_ = Seconds(assembly_start);
@@ -350,7 +374,7 @@ void ContactProblemBuilder::AssembleJacobians(const mjModel& model, const mjData
     std::fill(dof_mark_.begin(), dof_mark_.end(), -1);
     stamp_ = -1;
   }
-  // Rows in CSR form; Eigen converts to column-major in one O(nnz) pass.
+  // Rows in CSR form, then column-major in one O(nnz) pass.
   jn_outer_.assign(1, 0);
   jt_outer_.assign(1, 0);
   jn_inner_.clear();
@@ -391,11 +415,8 @@ void ContactProblemBuilder::AssembleJacobians(const mjModel& model, const mjData
       jt_outer_.push_back(static_cast<int>(jt_inner_.size()));
     }
   }
-  using RowMajor = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
-  problem->Jn = Eigen::Map<const RowMajor>(nc, nv, static_cast<int>(jn_inner_.size()), jn_outer_.data(),
-                                           jn_inner_.data(), jn_values_.data());
-  problem->Jt = Eigen::Map<const RowMajor>(2 * nc, nv, static_cast<int>(jt_inner_.size()), jt_outer_.data(),
-                                           jt_inner_.data(), jt_values_.data());
+  RowsToColumns(nc, nv, jn_outer_, jn_inner_, jn_values_, &column_next_, &problem->Jn);
+  RowsToColumns(2 * nc, nv, jt_outer_, jt_inner_, jt_values_, &column_next_, &problem->Jt);
 }
 
 double MechanicalEnergy(const mjModel& model, mjData* data, const ContactProblem* contacts) {

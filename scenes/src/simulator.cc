@@ -133,6 +133,7 @@ Simulator::Simulator(ModelPtr model, const SimulatorOptions& options, int keyfra
   time_step_ = options.time_step > 0 ? options.time_step : model_->opt.timestep;
   if (!(time_step_ > 0)) throw std::invalid_argument("Simulator: the model's timestep must be positive");
   InstallMujocoHandlers();
+  builder_.set_narrow_phase(options.narrow_phase);
   if (options.engine == Engine::kTamsi) {
     ConfigureModelForTamsi(model_.get(), 0);
     data_.reset(mj_makeData(model_.get()));
@@ -271,7 +272,8 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
   for (int s = 0; s < substeps; ++s) {
     // Positions stay frozen at q0 for M, Jn, Jt and τ; only v and the first-order penetration advance. τ is
     // linearized about v0 in its damping part: τ(v) ≈ τ(v0) − D (v − v0).
-    problem_.p_star = problem_.M * v_work_ + h * (tau + damping.cwiseProduct(v0_ - v_work_));
+    problem_.p_star.noalias() = problem_.M * v_work_;
+    problem_.p_star += h * (tau + damping.cwiseProduct(v0_ - v_work_));
     problem_.v0 = v_work_;
     problem_.v_guess = v_work_;
     if (sink_) sink_(problem_, stats_.steps, s, substeps);

@@ -160,6 +160,91 @@ TEST_F(FrontEndTest, FullContactListIsReportedNotTruncated) {
   EXPECT_FALSE(builder.Build(*model_, small.get(), 0.002, &problem));
 }
 
+// A cylinder (radius 4 cm, half-height 5 cm) with its axis along world x, and a free 1 cm sphere placed around it.
+constexpr char kSphereCylinderXml[] = R"(
+<mujoco>
+  <worldbody>
+    <geom name="cylinder" type="cylinder" size="0.04 0.05" euler="0 90 0"/>
+    <body name="ball"><freejoint/><geom name="ball" type="sphere" size="0.01" mass="0.1"/></body>
+  </worldbody>
+</mujoco>)";
+
+struct SphereCylinderCase {
+  const char* where;
+  double center[3];
+  double dist, normal[3], pos[3];  // expected: normal from the sphere toward the cylinder, pos midway
+  bool mpr_accurate;               // MuJoCo 2.2.2's MPR finds the same contact (within 1e-6 m, 2e-3 in the normal)
+};
+
+TEST(NarrowPhase, AnalyticSphereCylinderIsExactOnSideCapRimAndInside) {
+  ModelPtr model = LoadModelFromString(kSphereCylinderXml, "sphere_cylinder");
+  ConfigureModelForTamsi(model.get(), 0);
+  DataPtr data(mj_makeData(model.get()));
+  const double rim = std::sqrt(0.005 * 0.005 + 0.006 * 0.006);  // centre 5 mm beyond the cap, 6 mm beyond the side
+  // MPR is an approximation off the side and caps: at the rim it reports dist = -2.2094 mm (exact: -2.1898 mm) and
+  // normal (-0.670, 0, -0.742); inside, nearer a cap, normal (0.706, 0, -0.708) instead of (1, 0, 0).
+  const SphereCylinderCase cases[] = {
+      {"side", {0.01, 0, 0.045}, -0.005, {0, 0, -1}, {0.01, 0, 0.0375}, true},
+      {"cap", {0.055, 0.01, 0}, -0.005, {-1, 0, 0}, {0.0475, 0.01, 0}, true},
+      {"rim",
+       {0.055, 0, 0.046},
+       rim - 0.01,
+       {-0.005 / rim, 0, -0.006 / rim},
+       {0.055 - 0.0025 * (rim + 0.01) / rim, 0, 0.046 - 0.003 * (rim + 0.01) / rim},
+       false},
+      {"inside, nearer the side", {0, 0.035, 0}, -0.015, {0, -1, 0}, {0, 0.0325, 0}, true},
+      {"inside, nearer a cap", {-0.048, 0, 0.01}, -0.012, {1, 0, 0}, {-0.044, 0, 0.01}, false},
+  };
+  for (const SphereCylinderCase& c : cases) {
+    for (int k = 0; k < 3; ++k) data->qpos[k] = c.center[k];
+    mj_kinematics(model.get(), data.get());
+    Collide(*model, data.get(), NarrowPhase::kAnalytic);
+    ASSERT_EQ(data->ncon, 1) << c.where;
+    const mjContact& analytic = data->contact[0];
+    EXPECT_EQ(model->geom_type[analytic.geom1], mjGEOM_SPHERE);
+    EXPECT_NEAR(analytic.dist, c.dist, 1e-16) << c.where;
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_NEAR(analytic.frame[k], c.normal[k], 4e-15) << c.where;
+      EXPECT_NEAR(analytic.pos[k], c.pos[k], 1e-16) << c.where;
+    }
+    if (!c.mpr_accurate) continue;
+    Collide(*model, data.get(), NarrowPhase::kMujoco);
+    ASSERT_EQ(data->ncon, 1) << c.where;
+    EXPECT_NEAR(data->contact[0].dist, c.dist, 1e-6) << c.where;
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(data->contact[0].frame[k], c.normal[k], 2e-3) << c.where;
+  }
+  // 1 cm apart: no contact, unless the margin (2 cm on the sphere) reaches it.
+  data->qpos[0] = data->qpos[1] = 0.0;
+  data->qpos[2] = 0.06;
+  mj_kinematics(model.get(), data.get());
+  Collide(*model, data.get(), NarrowPhase::kAnalytic);
+  EXPECT_EQ(data->ncon, 0);
+  model->geom_margin[mj_name2id(model.get(), mjOBJ_GEOM, "ball")] = 0.02;
+  Collide(*model, data.get(), NarrowPhase::kAnalytic);
+  ASSERT_EQ(data->ncon, 1);
+  EXPECT_NEAR(data->contact[0].dist, 0.01, 1e-15);
+}
+
+TEST(NarrowPhase, TheChoiceHoldsForCollideOnlyAndMujocosOwnCollisionKeepsItsCollider) {
+  ModelPtr model = LoadModelFromString(kSphereCylinderXml, "sphere_cylinder");
+  ConfigureModelForTamsi(model.get(), 0);
+  DataPtr data(mj_makeData(model.get()));
+  const double center[3] = {0.02, 0.011, 0.043};  // off every symmetry plane: MPR's normal is not exact here
+  for (int k = 0; k < 3; ++k) data->qpos[k] = center[k];
+  mj_kinematics(model.get(), data.get());
+  Collide(*model, data.get(), NarrowPhase::kAnalytic);
+  ASSERT_EQ(data->ncon, 1);
+  const mjContact analytic = data->contact[0];
+  Collide(*model, data.get(), NarrowPhase::kMujoco);
+  ASSERT_EQ(data->ncon, 1);
+  const mjContact mpr = data->contact[0];
+  mj_collision(model.get(), data.get());  // outside Collide: MuJoCo's own collider, bit for bit
+  ASSERT_EQ(data->ncon, 1);
+  EXPECT_EQ(data->contact[0].dist, mpr.dist);
+  EXPECT_NE(data->contact[0].dist, analytic.dist);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(data->contact[0].pos[k], mpr.pos[k]);
+}
+
 TEST(FrontEnd, PenetrationAllowanceHeuristicMatchesThePaperEraGripper) {
   // Drake's simple gripper: m_max = 0.988882 kg, allowance 1 cm: k = 970.09 N/m and d = 3.1928 s/m per contact.
   ModelPtr model = LoadModelFromString(
