@@ -91,6 +91,7 @@ TEST_P(BackendTest, AgreesWithTheDenseOracle) {
     Options options;
     options.coupling = c.coupling;
     options.relative_tolerance = 1e-4;
+    options.newton_solve = NewtonSolve::kExact;  // every system factored by the backend under test
     options.linear_solver = LinearSolverType::kDense;
     TamsiSolver dense(options);
     options.linear_solver = c.backend;
@@ -156,6 +157,11 @@ TEST(TamsiSolver, AutoPicksDenseForTinyAndSparseForLargeSystems) {
   solver.Solve(RandomProblem(10, 3, 1), &result);
   EXPECT_EQ(result.summary.linear_solver_used, LinearSolverType::kDense);
   solver.Solve(RandomProblem(100, 30, 1), &result);
+  EXPECT_EQ(result.summary.linear_solver_used, LinearSolverType::kCholmod);  // the symmetric preconditioner's
+  Options exact;
+  exact.newton_solve = NewtonSolve::kExact;
+  TamsiSolver lu(exact);
+  lu.Solve(RandomProblem(100, 30, 1), &result);
   EXPECT_EQ(result.summary.linear_solver_used, LinearSolverType::kUmfpack);
   Options one_way;
   one_way.coupling = Coupling::kOneWay;
@@ -332,7 +338,9 @@ TEST(Summary, ReportsNameTheOutcome) {
   Result result;
   solver.Solve(RandomProblem(50, 10, 2), &result);
   EXPECT_THAT(result.summary.BriefReport(), HasSubstr("success"));
-  EXPECT_THAT(result.summary.FullReport(), HasSubstr("umfpack"));
+  EXPECT_THAT(result.summary.FullReport(), HasSubstr("auto / cholmod"));
+  EXPECT_THAT(result.summary.FullReport(), HasSubstr("primal_dual"));
+  EXPECT_THAT(result.summary.FullReport(), HasSubstr("symmetric_preconditioner"));
   EXPECT_THAT(result.summary.FullReport(), HasSubstr("threads given/used"));
 }
 
@@ -408,7 +416,7 @@ TEST(TamsiSolverIslands, AgreeWithTheMonolithicSolve) {
   EXPECT_EQ(expected.summary.num_islands, 1);
   EXPECT_EQ(actual.summary.num_islands, 5);
   EXPECT_EQ(actual.summary.largest_island, 60);
-  EXPECT_EQ(actual.summary.linear_solver_used, LinearSolverType::kUmfpack);
+  EXPECT_EQ(actual.summary.linear_solver_used, LinearSolverType::kCholmod);
   EXPECT_LT((actual.v - expected.v).lpNorm<Eigen::Infinity>(), 1e-9);
   EXPECT_LT((actual.fn - expected.fn).lpNorm<Eigen::Infinity>(), 1e-6 * expected.fn.lpNorm<Eigen::Infinity>());
   // Free velocities: v = M⁻¹ p*.

@@ -454,6 +454,7 @@ TEST_P(BackendEquivalence, SparseAgreesWithDenseOracle) {
   const SyntheticProblem s = c.generate(40, 23, o);
   Options options;
   options.coupling = c.coupling;
+  options.newton_solve = NewtonSolve::kExact;  // every system factored by the backend under test
   options.linear_solver = LinearSolverType::kDense;
   TamsiSolver dense_solver(options);
   options.linear_solver = c.backend;

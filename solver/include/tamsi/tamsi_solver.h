@@ -215,7 +215,8 @@ struct Summary {
       time_total{0};
   int num_threads_given{1}, num_threads_used{1};
   LinearSolverType linear_solver_given{LinearSolverType::kAuto};
-  /// The backend of the largest island.
+  /// The backend of the largest island: with NewtonSolve::kSymmetricPreconditioner, CHOLMOD for a sparse island (its
+  /// exact backend only solves the systems GMRES did not: newton_systems − krylov_solves).
   LinearSolverType linear_solver_used{LinearSolverType::kDense};
   Coupling coupling{Coupling::kTwoWay};
   LineSearch line_search{LineSearch::kExact};
