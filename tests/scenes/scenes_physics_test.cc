@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "../solver/newton_check.h"
+
 namespace tamsi::scenes {
 namespace {
 
@@ -307,6 +309,7 @@ TEST(ClutterBin, KrylovNewtonSolvesAgreeWithExactNewtonOnPileSteps) {
   ASSERT_EQ(problems.size(), 2u);
   Options options = sim->options().solver;
   options.relative_tolerance = 1e-4;  // 1e-8 m/s
+  options.newton_solve = NewtonSolve::kExact;
   for (const ContactProblem& problem : problems) {
     ASSERT_GT(problem.num_contacts(), 250);
     Result exact;
@@ -319,6 +322,44 @@ TEST(ClutterBin, KrylovNewtonSolvesAgreeWithExactNewtonOnPileSteps) {
       ASSERT_EQ(TamsiSolver(krylov).Solve(problem, &result), Status::kSuccess) << ToString(mode);
       EXPECT_GT(result.summary.krylov_solves, 0) << ToString(mode);
       EXPECT_LT((result.v - exact.v).lpNorm<Eigen::Infinity>(), 1e-7) << ToString(mode);
+    }
+  }
+}
+
+// Steps dumped from a 400-body drop (bodies landing, then a forming pile) and from the gripper shaking its mug: the
+// primal–dual iteration (the default) and the paper's iteration (eq. 16 tangent, exact LU) both converge, one exact
+// Newton update of eq. 23 at either final v moves no contact velocity by more than the tolerance, and the two v agree.
+TEST(Scenes, PrimalDualAgreesWithThePapersIterationOnDropPileAndGripperSteps) {
+  struct Case {
+    const char* scene;
+    std::vector<long long> steps;
+  };
+  SceneOptions scene_options;
+  scene_options.clutter_bodies = 400;
+  for (const Case& c : {Case{"clutter_bin", {40, 60, 99}}, Case{"gripper_mug_shake", {100, 700, 1400}}}) {
+    SCOPED_TRACE(c.scene);
+    auto sim = MakeSimulator(LoadScene(c.scene, scene_options));
+    std::vector<ContactProblem> problems;
+    sim->set_problem_sink([&](const ContactProblem& problem, long long step, int, int) {
+      if (std::find(c.steps.begin(), c.steps.end(), step) != c.steps.end()) problems.push_back(problem);
+    });
+    while (sim->statistics().steps <= c.steps.back()) sim->Step();
+    ASSERT_EQ(problems.size(), c.steps.size());
+    Options primal_dual = sim->options().solver;
+    primal_dual.relative_tolerance = 1e-3;
+    Options paper = primal_dual;
+    paper.friction_newton = FrictionNewton::kTangent;
+    paper.newton_solve = NewtonSolve::kExact;
+    const double tolerance = primal_dual.relative_tolerance * primal_dual.stiction_tolerance;
+    for (const ContactProblem& problem : problems) {
+      ASSERT_GT(problem.num_contacts(), 0);
+      Result a, b;
+      ASSERT_EQ(TamsiSolver(primal_dual).Solve(problem, &a), Status::kSuccess);
+      ASSERT_EQ(TamsiSolver(paper).Solve(problem, &b), Status::kSuccess);
+      EXPECT_EQ(a.summary.primal_dual_fallbacks, 0);
+      EXPECT_LE(testing::NewtonUpdateAt(problem, a.v, primal_dual.stiction_tolerance), tolerance);
+      EXPECT_LE(testing::NewtonUpdateAt(problem, b.v, primal_dual.stiction_tolerance), tolerance);
+      EXPECT_LT((a.v - b.v).lpNorm<Eigen::Infinity>(), 1e-5);
     }
   }
 }
