@@ -34,6 +34,7 @@ struct RunArgs {
   bool quiet{false};
   int bodies{200};
   std::uint32_t seed{1};
+  double drop_speed{0.0};
   bool settle{false};
 };
 
@@ -95,6 +96,7 @@ void RunScene(const RunArgs& args) {
   scenes::SceneOptions scene_options;
   scene_options.clutter_bodies = args.bodies;
   scene_options.clutter_seed = args.seed;
+  scene_options.clutter_drop_speed = args.drop_speed;
   scenes::Scene scene;
   try {
     scene = scenes::LoadScene(scene_name, scene_options);
@@ -263,6 +265,9 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_flag("--quiet", args->quiet, "No header and no progress lines (the summary is still printed)");
   cmd->add_option("--bodies", args->bodies, "clutter_bin: number of bodies (default 200)")->check(CLI::PositiveNumber);
   cmd->add_option("--seed", args->seed, "clutter_bin: random seed (default 1)");
+  cmd->add_option("--drop-speed", args->drop_speed,
+                  "clutter_bin: initial downward speed of every body (m/s, default 0)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--settle", args->settle, "Simulate until at rest (speeds < 1e-2, at most 10 s) before the run");
   cmd->callback([args] { RunScene(*args); });
 }

@@ -20,13 +20,13 @@ NormalForce HuntCrossleyForce(double k, double d, double delta0, double h, doubl
 }
 
 double ContactPower(const ContactModel& model, double k, double d, double mu, double delta0, double pi_frozen,
-                    double pi_lag, double vn, const Eigen::Vector2d& vt, double dvn, const Eigen::Vector2d& dvt,
+                    const double* pi_lag, double vn, const Eigen::Vector2d& vt, double dvn, const Eigen::Vector2d& dvt,
                     double alpha) {
   const double pi = model.two_way ? HuntCrossleyForce(k, d, delta0, model.time_step, vn + alpha * dvn).pi : pi_frozen;
   const Eigen::Vector2d v = vt + alpha * dvt;
   const double vs = model.stiction_tolerance;
   const double g = RegularizedFrictionSlope(mu, v.norm() / vs, model.regularization).g;
-  return dvn * pi - (pi_lag / vs) * g * dvt.dot(v);
+  return dvn * pi - ((pi_lag ? *pi_lag : pi) / vs) * g * dvt.dot(v);
 }
 
 void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, const Eigen::VectorXd& k,

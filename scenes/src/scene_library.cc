@@ -55,7 +55,14 @@ Scene GripperMugShake() {
 Scene ClutterBin(const SceneOptions& options) {
   Scene scene;
   scene.name = kClutterBin;
-  scene.model = LoadModelFromString(ClutterBinXml(options.clutter_bodies, options.clutter_seed), kClutterBin);
+  const double speed = options.clutter_drop_speed;
+  if (!(speed >= 0.0) || !std::isfinite(speed))
+    throw std::invalid_argument("clutter_bin: the drop speed must be finite and ≥ 0 m/s, got " + std::to_string(speed));
+  scene.model =
+      LoadModelFromString(ClutterBinXml(options.clutter_bodies, options.clutter_seed, speed > 0.0), kClutterBin);
+  // The "thrown" keyframe's velocities, set after compiling (MuJoCo's parser caps an attribute's length): each free
+  // joint's velocity is (linear in the world frame, angular in the body frame).
+  for (int b = 0; speed > 0.0 && b < options.clutter_bodies; ++b) scene.model->key_qvel[6 * b + 2] = -speed;
   scene.stiction_tolerance = 1e-4;
   scene.duration = 1.0;
   return scene;
@@ -113,7 +120,7 @@ Scene LoadScene(const std::string& name_or_path, const SceneOptions& options) {
   return scene;
 }
 
-std::string ClutterBinXml(int num_bodies, std::uint32_t seed) {
+std::string ClutterBinXml(int num_bodies, std::uint32_t seed, bool thrown) {
   if (num_bodies < 1) {
     throw std::invalid_argument("clutter_bin: the number of bodies must be at least 1, got " +
                                 std::to_string(num_bodies));
@@ -189,7 +196,9 @@ std::string ClutterBinXml(int num_bodies, std::uint32_t seed) {
         << "\">\n      <freejoint/>\n      <geom type=\"" << kTypes[type] << "\" size=\"" << size << "\" mass=\""
         << Fixed(uniform(0.05, 0.3)) << "\"/>\n    </body>\n";
   }
-  xml << "  </worldbody>\n</mujoco>\n";
+  xml << "  </worldbody>\n";
+  if (thrown) xml << "  <keyframe>\n    <key name=\"thrown\"/>\n  </keyframe>\n";
+  xml << "</mujoco>\n";
   return xml.str();
 }
 

@@ -199,20 +199,21 @@ void IslandNewton::CalcStepLength(const IslandIterationData& data) {
     record_.alpha = limit.alpha;
     record_.tals_limited_contacts = limit.limited_contacts;
   };
-  auto exact = [&](double max_alpha) {
+  auto exact = [&](double max_alpha, LineSearchSlope slope) {
     return ExactLineSearch(data.system, data.v, data.dv, P.velocities.data() + P.velocity_ptr[k_], P.num_velocities(k_),
-                           contacts, num_contacts, data.dvn, data.dvt, max_alpha, &record_.line_search_evaluations);
+                           contacts, num_contacts, data.dvn, data.dvt, max_alpha, slope,
+                           &record_.line_search_evaluations);
   };
   record_.alpha = 1.0;
   if (phase_ == Phase::kPrimalDual && o.line_search == LineSearch::kExact) {
-    record_.alpha = exact(o.primal_dual_max_alpha);
+    record_.alpha = exact(o.primal_dual_max_alpha, LineSearchSlope::kResidual);
     record_.tals_fallback = record_.alpha <= 0.0;
     if (record_.tals_fallback) tals();
     return;
   }
   if (o.line_search == LineSearch::kTals) tals();
   if (o.line_search == LineSearch::kExact) {
-    const double alpha = exact(1.0);
+    const double alpha = exact(1.0, LineSearchSlope::kLaggedPotential);
     tals();
     record_.tals_fallback = alpha <= 0.0;
     record_.alpha = std::max(record_.alpha, alpha);

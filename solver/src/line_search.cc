@@ -7,7 +7,7 @@ namespace tamsi::internal {
 
 double ExactLineSearch(const NewtonSystem& system, const Eigen::VectorXd& v, const Eigen::VectorXd& dv, const int* dofs,
                        int n, const int* contacts, int num_contacts, const Eigen::VectorXd& dvn,
-                       const Eigen::VectorXd& dvt, double max_alpha, int* evaluations) {
+                       const Eigen::VectorXd& dvt, double max_alpha, LineSearchSlope slope_kind, int* evaluations) {
   const ContactProblem& p = system.problem();
   const SparseMatrix& M = system.mass_matrix();
   // Δvᵀ(M v − p*) and ΔvᵀMΔv over the island (its columns of M touch only its own velocities).
@@ -28,9 +28,10 @@ double ExactLineSearch(const NewtonSystem& system, const Eigen::VectorXd& v, con
     double power = 0.0;
     for (int c = 0; c < num_contacts; ++c) {
       const int i = contacts[c];
-      power += kernels::ContactPower(model, p.stiffness[i], p.dissipation[i], p.friction[i], p.delta0[i],
-                                     system.frozen_normal_forces()[i], system.fn()[i], system.vn()[i],
-                                     system.vt().segment<2>(2 * i), dvn[i], dvt.segment<2>(2 * i), alpha);
+      power += kernels::ContactPower(
+          model, p.stiffness[i], p.dissipation[i], p.friction[i], p.delta0[i], system.frozen_normal_forces()[i],
+          slope_kind == LineSearchSlope::kLaggedPotential ? &system.fn()[i] : nullptr, system.vn()[i],
+          system.vt().segment<2>(2 * i), dvn[i], dvt.segment<2>(2 * i), alpha);
     }
     return a + alpha * b - p.time_step * power;
   };

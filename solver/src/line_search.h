@@ -8,15 +8,28 @@
 
 namespace tamsi::internal {
 
-/// Exact line search (LineSearch::kExact) over one island: the root in (0, 1] of the slope
-///   ℓ'(α) = Δvᵀ(M v − p*) + α ΔvᵀMΔv − h Σᵢ [Δvnᵢ πᵢ(α) + Δvtᵢ·ftᵢ(α; πᵢᵏ)],
-/// monotone in α, by regula falsi with the Illinois modification, over (0, max_alpha] (max_alpha ≥ 1; the bracket
-/// doubles past 1 while ℓ' < 0). Returns max_alpha when ℓ'(max_alpha) ≤ 0, and 0 (no step) when ℓ'(0) ≥ 0, i.e. Δv
-/// is not a descent direction. `evaluations` counts slope evaluations.
+/// What the line search zeroes along Δv.
+enum class LineSearchSlope {
+  /// ℓ'(α) of the convex potential whose gradient is the residual with the friction's normal force held at the
+  /// current iterate's πᵏ (LineSearch::kExact): monotone in α.
+  kLaggedPotential,
+  /// Δvᵀ r(v + αΔv), the residual of eq. 21 itself projected on Δv (friction scaled by π(α)): zero at α = 1 where
+  /// the Newton model is exact, so near the solution the step is Newton's. Two-way coupling has no potential, so it
+  /// need not be monotone; the search keeps a sign change. The primal–dual iteration's (FrictionNewton): the lagged
+  /// potential's minimizer lies a constant factor away from the residual's root on fast-sliding contacts whose normal
+  /// force changes along the line, and Newton then converges only linearly (measured on thrown bins).
+  kResidual,
+};
+
+/// Line search over one island: the root in (0, max_alpha] of
+///   s(α) = Δvᵀ(M v − p*) + α ΔvᵀMΔv − h Σᵢ [Δvnᵢ πᵢ(α) + Δvtᵢ·ftᵢ(α; π)],
+/// with π in the friction held at πᵏ or not (`slope`), by regula falsi with the Illinois modification (the bracket
+/// doubles past 1 while s < 0; max_alpha ≥ 1). Returns max_alpha when s(max_alpha) ≤ 0, and 0 (no step) when
+/// s(0) ≥ 0, i.e. Δv is not a descent direction. `evaluations` counts slope evaluations.
 /// v, dv: the iterate and the Newton direction (nv; only the island's entries are read); dvn, dvt: the contact
 /// velocity changes (nc, 2nc; likewise).
 double ExactLineSearch(const NewtonSystem& system, const Eigen::VectorXd& v, const Eigen::VectorXd& dv, const int* dofs,
                        int n, const int* contacts, int num_contacts, const Eigen::VectorXd& dvn,
-                       const Eigen::VectorXd& dvt, double max_alpha, int* evaluations);
+                       const Eigen::VectorXd& dvt, double max_alpha, LineSearchSlope slope, int* evaluations);
 
 }  // namespace tamsi::internal

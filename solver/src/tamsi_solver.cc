@@ -85,7 +85,7 @@ struct TamsiSolver::Impl {
   internal::IslandPartition partition;
   std::vector<internal::IslandNewton> islands;
   Eigen::VectorXd v, vt_first, dv, dvn, dvt, symmetric_values;
-  bool has_vt_first{false};  // vt_first holds this solve's first iterate's vt
+  bool has_vt_first{false};                          // vt_first holds this solve's first iterate's vt
   std::vector<int> active;                           // islands still iterating
   std::vector<kernels::SlidingBlock> sliding_block;  // per contact: as its island's phase asks
   Eigen::VectorXd dual;                              // per contact: the primal–dual w (2nc)

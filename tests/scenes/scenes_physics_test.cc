@@ -396,10 +396,33 @@ TEST(RunStatistics, TotalsSumCountsAndTakeMaxima) {
   EXPECT_DOUBLE_EQ(total.phases.line_search, runs[0].phases.line_search + runs[1].phases.line_search);
 }
 
+// A thrown bin: 300 bodies start 3 m/s downward (the keyframe the simulator starts from) and hit the bin and each
+// other at that speed; at h = 2 ms every solve converges without substeps and without a primal–dual fallback, at
+// 16.1 Newton iterations per step over these first 0.2 s (measured; 19.7 with the lagged-potential line search, whose
+// stalled islands fell back after 40 iterations).
+TEST(ClutterBin, ThrownBinStartsAtItsDropSpeedAndConvergesWithoutRetries) {
+  SceneOptions scene_options;
+  scene_options.clutter_bodies = 300;
+  scene_options.clutter_drop_speed = 3.0;
+  auto sim = MakeSimulator(LoadScene("clutter_bin", scene_options));
+  for (int b = 0; b < 300; ++b) EXPECT_EQ(sim->data().qvel[6 * b + 2], -3.0) << b;
+  for (int n = 0; n < 100; ++n) sim->Step();
+  const RunStatistics& stats = sim->statistics();
+  EXPECT_GT(stats.contacts_max, 300);
+  EXPECT_EQ(stats.retried_steps, 0);
+  EXPECT_EQ(stats.failed_solves, 0);
+  EXPECT_EQ(stats.primal_dual_fallbacks, 0);
+  EXPECT_LT(stats.iterations_mean(), 17.0);
+  EXPECT_LE(stats.iterations_max, 30);
+}
+
 TEST(SceneLibrary, UnknownNamesAndMissingFilesAreRejected) {
   EXPECT_THROW(LoadScene("no_such_scene"), UnknownSceneError);
   EXPECT_THROW(LoadScene("/no/such/model.xml"), ModelLoadError);
   EXPECT_THROW(ClutterBinXml(0, 1), std::invalid_argument);
+  SceneOptions negative_speed;
+  negative_speed.clutter_drop_speed = -1.0;
+  EXPECT_THROW(LoadScene("clutter_bin", negative_speed), std::invalid_argument);
   EXPECT_EQ(BuiltinScenes().front().name, DefaultSceneName());
 }
 

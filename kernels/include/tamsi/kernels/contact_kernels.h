@@ -44,12 +44,14 @@ struct ContactModel {
   bool two_way;  ///< true: π(vn) implicit (eq. 19); false: π frozen at pi_frozen (eq. 12)
 };
 
-/// Power of contact i's forces along a Newton direction, for the exact line search: Δvn π(vn + αΔvn) +
+/// Power of contact i's forces along a Newton direction, for the line searches: Δvn π(vn + αΔvn) +
 /// Δvtᵀ ft(vt + αΔvt) (N·m/s per unit of α), with π of eq. 5/19 (two-way) or pi_frozen (one-way) in the normal
-/// term and the friction of eq. 6 evaluated with π held at pi_lag. With π held, both terms are derivatives of convex
-/// potentials, so the sum decreases monotonically in α.
+/// term and the friction of eq. 6 scaled by the normal force *pi_lag when given (π held at an iterate's value), else
+/// by π(vn + αΔvn) itself, as in the residual of eq. 21. With π held, both terms are derivatives of convex
+/// potentials, so the sum decreases monotonically in α; with π(α) it is the residual's own power, which two-way
+/// coupling does not make monotone.
 double ContactPower(const ContactModel& model, double k, double d, double mu, double delta0, double pi_frozen,
-                    double pi_lag, double vn, const Eigen::Vector2d& vt, double dvn, const Eigen::Vector2d& dvt,
+                    const double* pi_lag, double vn, const Eigen::Vector2d& vt, double dvn, const Eigen::Vector2d& dvt,
                     double alpha);
 
 /// How the friction block of a sliding contact (‖vt‖ > v_s) is formed. Stiction blocks are always eq. 16's.

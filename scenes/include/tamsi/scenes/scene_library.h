@@ -35,6 +35,8 @@ struct SceneOptions {
   /// clutter_bin: number of free bodies (≥ 1) and the seed of their shapes, sizes, masses and drop poses.
   int clutter_bodies{200};
   std::uint32_t clutter_seed{1};
+  /// clutter_bin: the bodies' initial downward speed (m/s, ≥ 0): 0 drops them from rest, more throws them in.
+  double clutter_drop_speed{0.0};
 };
 
 /// A model ready to simulate: the compiled model, its controller, and the scene's defaults.
@@ -78,9 +80,10 @@ struct GripperMugParameters {
 };
 
 /// MJCF text of clutter_bin: `num_bodies` free boxes, spheres, capsules and cylinders (2–6 cm, 50–300 g, drawn from
-/// `seed`) above a bin, dropped under gravity; timestep 2 ms; per-geom k = 2e4 N/m, d = 10 s/m. Throws
-/// std::invalid_argument when num_bodies < 1.
-std::string ClutterBinXml(int num_bodies, std::uint32_t seed);
+/// `seed`) above a bin, dropped under gravity; timestep 2 ms; per-geom k = 2e4 N/m, d = 10 s/m. `thrown`: declares a
+/// keyframe "thrown" at the initial poses, whose velocities LoadScene sets from SceneOptions::clutter_drop_speed.
+/// Throws std::invalid_argument when num_bodies < 1.
+std::string ClutterBinXml(int num_bodies, std::uint32_t seed, bool thrown = false);
 
 /// Steps `simulator` until every generalized velocity is below `speed` (m/s or rad/s) or `max_time` (s) of
 /// simulated time passed; returns true when it came to rest. Used to start benchmarks from a resting pile.
