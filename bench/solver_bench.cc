@@ -74,14 +74,16 @@ void BM_TamsiSolveStackSliding(benchmark::State& state) {
 }
 /// One tower of N spheres sliding over each other: one island of N coupled stick–slip transitions, where plain TALS
 /// is expected to struggle (DESIGN.md: convergence where a dense TAMSI with plain TALS fails, from ~200 bodies).
-/// Fourth argument line_search (0: the default LineSearch::kExact, 1: the paper's LineSearch::kTals); fifth,
-/// safeguard (1: the default secant safeguard; 0: the paper's iteration, capped at 500 iterations instead of 100 so
-/// that its iteration count is measured rather than cut off).
+/// Fourth argument line_search (0: LineSearch::kExact, 1: the paper's LineSearch::kTals); fifth, iteration (2: the
+/// default primal–dual friction Newton; 1: the paper's eq. 16 tangent with the secant safeguard; 0: the paper's
+/// iteration alone, capped at 500 iterations instead of 100 so that its iteration count is measured rather than cut
+/// off).
 void BM_TamsiSolveTowerSliding(benchmark::State& state) {
   Options options;
   options.line_search = state.range(3) ? LineSearch::kTals : LineSearch::kExact;
-  options.secant_safeguard = state.range(4) != 0;
-  if (!options.secant_safeguard) options.max_iterations = 500;
+  if (state.range(4) < 2) options.friction_newton = FrictionNewton::kTangent;
+  options.secant_safeguard = state.range(4) == 1;
+  if (state.range(4) == 0) options.max_iterations = 500;
   RunSolve(state, &synthetic::SphereStack, Motion(synthetic::InitialMotion::kSliding), LinearSolverType::kAuto,
            options);
 }
@@ -118,17 +120,19 @@ void Sizes(benchmark::internal::Benchmark* b, int max_n) {
 }
 void LargeSizes(benchmark::internal::Benchmark* b) { Sizes(b, 10000); }
 void SlidingStackSizes(benchmark::internal::Benchmark* b) { Sizes(b, 1000); }
-/// The sliding tower at 1 thread: N = 10 … 1,000, two-way and one-way, exact line search and TALS, with the safeguard;
-/// two-way without it (the paper's iteration) at the same N; two-way exact with it at N = 3,000 and 10,000.
+/// The sliding tower at 1 thread: N = 10 … 1,000, two-way and one-way primal–dual; two-way tangent with the safeguard
+/// and without it (the paper's iteration), exact line search and TALS; primal–dual and tangent with the safeguard at
+/// N = 3,000 and 10,000.
 void TowerSlidingSizes(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"N", "threads", "oneway", "line_search", "safeguard"})->Unit(benchmark::kMillisecond);
-  for (int n : {10, 30, 100, 300, 400, 1000})
-    for (int line_search : {0, 1}) {
-      b->Args({n, 1, 0, line_search, 1});
-      b->Args({n, 1, 1, line_search, 1});
-      b->Args({n, 1, 0, line_search, 0});
-    }
-  for (int n : {3000, 10000}) b->Args({n, 1, 0, 0, 1});
+  b->ArgNames({"N", "threads", "oneway", "line_search", "iteration"})->Unit(benchmark::kMillisecond);
+  for (int n : {10, 30, 100, 300, 400, 1000}) {
+    b->Args({n, 1, 0, 0, 2});
+    b->Args({n, 1, 1, 0, 2});
+    for (int line_search : {0, 1})
+      for (int iteration : {1, 0}) b->Args({n, 1, 0, line_search, iteration});
+  }
+  for (int n : {3000, 10000})
+    for (int iteration : {2, 1}) b->Args({n, 1, 0, 0, iteration});
 }
 void NewtonSolveSizes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"N", "threads", "oneway", "tower", "newton_solve"})->Unit(benchmark::kMillisecond);

@@ -91,6 +91,15 @@ TEST(FrictionSlope, LinearIsTheEquation7Ramp) {
   EXPECT_DOUBLE_EQ(0.4 * RegularizedFrictionSlope(0.8, 0.4, FrictionRegularization::kLinear).g, 0.8 * 0.4);
 }
 
+/// The two contacts of the sliding-block tests: approaching (vn = −0.01 m/s) with δ0 = 1 mm, k = 1e5 N/m,
+/// d = 2 s/m, μ = 0.6; contact 0 in stiction, contact 1 sliding at 0.05 m/s.
+struct TwoContacts {
+  Eigen::VectorXd k = Eigen::VectorXd::Constant(2, 1e5), d = Eigen::VectorXd::Constant(2, 2.0);
+  Eigen::VectorXd mu = Eigen::VectorXd::Constant(2, 0.6), delta0 = Eigen::VectorXd::Constant(2, 1e-3);
+  Eigen::VectorXd frozen = Eigen::VectorXd::Zero(2), vn = Eigen::VectorXd::Constant(2, -0.01);
+  Eigen::VectorXd vt = (Eigen::VectorXd(4) << 0.3 * kVs, -0.4 * kVs, 0.03, -0.04).finished();
+};
+
 // Secant blocks (the solver's safeguard): a sliding contact's tangential block becomes (π μ̃(s)/‖vt‖) I, without the
 // tangent's s g' v̂v̂ᵀ term; stiction blocks, the W_tn column and the forces are those of eq. 6, 16, 22.
 TEST(CalcContactForces, SecantBlocksAreIsotropicForSlidingContactsOnly) {
@@ -98,11 +107,9 @@ TEST(CalcContactForces, SecantBlocksAreIsotropicForSlidingContactsOnly) {
   for (FrictionRegularization regularization : {FrictionRegularization::kLinear, FrictionRegularization::kSmooth}) {
     SCOPED_TRACE(static_cast<int>(regularization));
     const ContactModel model{1e-3, kVs, regularization, true};
-    const Eigen::VectorXd k = Eigen::VectorXd::Constant(2, 1e5), d = Eigen::VectorXd::Constant(2, 2.0);
-    const Eigen::VectorXd mu = Eigen::VectorXd::Constant(2, 0.6), delta0 = Eigen::VectorXd::Constant(2, 1e-3);
-    const Eigen::VectorXd frozen = Eigen::VectorXd::Zero(2), vn = Eigen::VectorXd::Constant(2, -0.01);
-    Eigen::VectorXd vt(4);
-    vt << 0.3 * kVs, -0.4 * kVs, 0.03, -0.04;  // contact 0 in stiction, contact 1 sliding at 0.05 m/s
+    const TwoContacts c;
+    const Eigen::VectorXd &k = c.k, &d = c.d, &mu = c.mu, &delta0 = c.delta0, &frozen = c.frozen, &vn = c.vn,
+                          &vt = c.vt;
     Eigen::VectorXd pi, ft, tangent, secant_blocks, pi_s, ft_s;
     CalcContactForces(budget, model, k, d, mu, delta0, frozen, vn, vt, &pi, &ft, &tangent);
     const SlidingBlock all[2] = {SlidingBlock::kSecant, SlidingBlock::kSecant};
@@ -133,11 +140,9 @@ TEST(CalcContactForces, PrimalDualBlocksAreTheTangentAtTheSolutionAndStiffAlongA
   for (FrictionRegularization regularization : {FrictionRegularization::kLinear, FrictionRegularization::kSmooth}) {
     SCOPED_TRACE(static_cast<int>(regularization));
     const ContactModel model{1e-3, kVs, regularization, true};
-    const Eigen::VectorXd k = Eigen::VectorXd::Constant(2, 1e5), d = Eigen::VectorXd::Constant(2, 2.0);
-    const Eigen::VectorXd mu = Eigen::VectorXd::Constant(2, 0.6), delta0 = Eigen::VectorXd::Constant(2, 1e-3);
-    const Eigen::VectorXd frozen = Eigen::VectorXd::Zero(2), vn = Eigen::VectorXd::Constant(2, -0.01);
-    Eigen::VectorXd vt(4);
-    vt << 0.3 * kVs, -0.4 * kVs, 0.03, -0.04;  // contact 0 in stiction, contact 1 sliding at 0.05 m/s
+    const TwoContacts c;
+    const Eigen::VectorXd &k = c.k, &d = c.d, &mu = c.mu, &delta0 = c.delta0, &frozen = c.frozen, &vn = c.vn,
+                          &vt = c.vt;
     const Eigen::Vector2d slip = vt.tail<2>().normalized(), across(-slip.y(), slip.x());
     const SlidingBlock all[2] = {SlidingBlock::kPrimalDual, SlidingBlock::kPrimalDual};
     Eigen::VectorXd pi, ft, tangent;
