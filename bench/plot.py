@@ -7,14 +7,18 @@
                                                 swept over threads (one N per case): threads.png
   --piles piles.json [...]                      scene_step_bench BM_ClutterBinStep: ms per step split into the front
                                                 end and TAMSI's solver phases, per pile and engine: piles.png
+  --clutter piles.json [...]                    the same runs as ms per step against N, log-log, with the fitted
+                                                growth exponent of each TAMSI engine and the newest MuJoCo's CG
+                                                (../shared/spec/anchor_figures.md) as a reference line: clutter.png
 
 Medians are used where the run had --benchmark_repetitions. Needs matplotlib (Debian: python3-matplotlib).
-Usage: plot.py [--growth F...] [--threads F...] [--piles F...] [--out DIR]
+Usage: plot.py [--growth F...] [--threads F...] [--piles F...] [--clutter F...] [--out DIR]
 """
 
 import argparse
 import collections
 import json
+import math
 import os
 import re
 
@@ -25,8 +29,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 import fit_growth  # noqa: E402
 
-ENGINES = {0: "TAMSI exact", 1: "MuJoCo Newton", 2: "MuJoCo CG", 3: "TAMSI reuse", 4: "TAMSI one-way",
-           5: "TAMSI symmetric"}
+ENGINES = {0: "TAMSI (defaults)", 1: "MuJoCo 2.2.2 Newton", 2: "MuJoCo 2.2.2 CG", 3: "TAMSI reuse",
+           4: "TAMSI one-way", 5: "TAMSI primal-dual, exact LU", 6: "TAMSI paper's iteration, exact LU"}
+# MuJoCo 3.12.1 CG on the settled piles, median ms per step, 1 thread (../shared/spec/anchor_figures.md).
+NEWEST_MUJOCO_CG = {500: 49.0, 1000: 92.0, 3000: 333.0, 10000: 1550.0}
 
 
 def benchmarks(paths):
@@ -100,7 +106,7 @@ def piles(paths, out):
         m = re.match(r"BM_ClutterBinStep/N:(\d+)/engine:(\d+)/threads:(\d+)$", name)
         if m and int(m.group(3)) == 1:
             rows.append((int(m.group(1)), int(m.group(2)), b))
-    order = [0, 3, 5, 4, 2, 1]  # TAMSI exact, reuse, symmetric, one-way; MuJoCo CG, Newton
+    order = [0, 5, 6, 3, 4, 2, 1]  # TAMSI defaults, exact LU, paper's, reuse, one-way; MuJoCo CG, Newton
     rows.sort(key=lambda r: (r[0], order.index(r[1]) if r[1] in order else r[1]))
     parts = [("front end", "frontend_ms"), ("assembly", "assembly_ms"), ("factorization", "factor_ms"),
              ("linear solves / GMRES", "linsolve_ms"), ("line search", "linesearch_ms"),
@@ -129,11 +135,37 @@ def piles(paths, out):
     fig.savefig(os.path.join(out, "piles.png"), dpi=110)
 
 
+def clutter(paths, out):
+    by_engine = collections.defaultdict(dict)  # engine -> {N: ms}
+    for name, b in benchmarks(paths):
+        m = re.match(r"BM_ClutterBinStep/N:(\d+)/engine:(\d+)/threads:1$", name)
+        if m and int(m.group(1)) >= 500:
+            by_engine[int(m.group(2))][int(m.group(1))] = b["real_time"]
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    for engine, by_n in sorted(by_engine.items()):
+        points = sorted(by_n.items())
+        label = ENGINES.get(engine, str(engine))
+        if len(points) >= 2:
+            (n0, t0), (n1, t1) = points[0], points[-1]
+            label += f" (∝ N^{math.log(t1 / t0) / math.log(n1 / n0):.2f})"
+        ax.loglog(*zip(*points), marker="o", markersize=4, label=label)
+    ax.loglog(*zip(*sorted(NEWEST_MUJOCO_CG.items())), ":", marker="x", color="black",
+              label="MuJoCo 3.12.1 CG (anchor figures, not run here)")
+    ax.set_xlabel("bodies N in the settled pile (nv = 6N)")
+    ax.set_ylabel("ms per 2 ms step (1 thread)")
+    ax.set_title("Settled piles: step time against N (scene_step_bench BM_ClutterBinStep)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "clutter.png"), dpi=110)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--growth", nargs="*", default=[])
     parser.add_argument("--threads", nargs="*", default=[])
     parser.add_argument("--piles", nargs="*", default=[])
+    parser.add_argument("--clutter", nargs="*", default=[])
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "plots"))
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -143,6 +175,8 @@ def main():
         threads(args.threads, args.out)
     if args.piles:
         piles(args.piles, args.out)
+    if args.clutter:
+        clutter(args.clutter, args.out)
 
 
 if __name__ == "__main__":

@@ -149,21 +149,10 @@ Simulator::Simulator(ModelPtr model, const SimulatorOptions& options, int keyfra
   mj_kinematics(probe_model.get(), probe.get());
   mj_comPos(probe_model.get(), probe.get());
   mj_collision(probe_model.get(), probe.get());
-  const int contacts = probe->ncon;
-  model_->nconmax = std::max(model_->nconmax, static_cast<int>(std::ceil(1.2 * contacts)) + 32);
-  // At least MuJoCo's default of 500 rows (the loader declared one).
-  model_->njmax = std::max({model_->njmax, 500, 4 * model_->nconmax + 6 * model_->neq + model_->njnt});
-  const double njmax = model_->njmax, nv = model_->nv;
-  const double efc_bytes = 12.0 * njmax * njmax + 24.0 * njmax * nv;
-  if (efc_bytes > static_cast<double>(INT_MAX)) {
-    throw std::invalid_argument("MuJoCo 2.2.2 cannot run this scene with its own solver: " + std::to_string(contacts) +
-                                " contacts need njmax = " + std::to_string(model_->njmax) +
-                                " constraint rows, whose buffer (about " + Format("%.3g", efc_bytes / 1e9) +
-                                " GB) exceeds its 32-bit size");
-  }
+  SizeMujocoConstraints(probe->ncon);
   // Its solver also takes dense nv × nv and row-sized arrays from the stack: give it the size MuJoCo 2.2.2's
   // compiler picks by default (5 (500 + nv + neq)² mjtNums); the loader declared a smaller one.
-  const double stack = MujocoDefaultStack(nv + model_->neq);
+  const double stack = MujocoDefaultStack(static_cast<double>(model_->nv) + model_->neq);
   if (stack > static_cast<double>(INT_MAX)) {
     throw std::invalid_argument("MuJoCo 2.2.2 cannot run this scene with its own solver: nv = " +
                                 std::to_string(model_->nv) + " needs a stack beyond its 32-bit size");
@@ -204,10 +193,28 @@ void Simulator::BuildProblem() {
   while (!builder_.Build(*model_, data_.get(), time_step_, &problem_)) GrowContactList();
 }
 
+void Simulator::SizeMujocoConstraints(int contacts) {
+  model_->nconmax = std::max(model_->nconmax, static_cast<int>(std::ceil(1.2 * contacts)) + 32);
+  // At least MuJoCo's default of 500 rows (the loader declared one).
+  model_->njmax = std::max({model_->njmax, 500, 4 * model_->nconmax + 6 * model_->neq + model_->njnt});
+  const double njmax = model_->njmax, nv = model_->nv;
+  const double efc_bytes = 12.0 * njmax * njmax + 24.0 * njmax * nv;
+  if (efc_bytes > static_cast<double>(INT_MAX)) {
+    throw std::invalid_argument("MuJoCo 2.2.2 cannot run this scene with its own solver: " + std::to_string(contacts) +
+                                " contacts need njmax = " + std::to_string(model_->njmax) +
+                                " constraint rows, whose buffer (about " + Format("%.3g", efc_bytes / 1e9) +
+                                " GB) exceeds its 32-bit size");
+  }
+}
+
 void Simulator::GrowContactList() {
   if (model_->nconmax > INT_MAX / 4)
     throw MujocoError("contact list cannot grow beyond " + std::to_string(model_->nconmax));
   model_->nconmax *= 2;
+  RemakeData();
+}
+
+void Simulator::RemakeData() {
   DataPtr fresh(mj_makeData(model_.get()));
   const mjModel& m = *model_;
   auto copy = [](double* dst, const double* src, int n) { std::memcpy(dst, src, sizeof(double) * n); };
@@ -325,6 +332,19 @@ StepInfo Simulator::StepMujoco() {
       std::memcpy(d->qvel, qvel.data(), sizeof(double) * m.nv);
       std::memcpy(d->act, act.data(), sizeof(double) * m.na);
       d->time = time;
+      const int warning = kMujocoFatalWarnings[w];
+      if (warning == mjWARN_CONTACTFULL || warning == mjWARN_CNSTRFULL) {
+        // The buffers were sized from the first state's contacts (a bin dropped from above has none): double them
+        // and take the step again, as TAMSI's front end grows its contact list.
+        try {
+          SizeMujocoConstraints(2 * model_->nconmax);
+        } catch (const std::invalid_argument& e) {
+          throw StepFailedError("step " + std::to_string(stats_.steps) + " at t = " + std::to_string(time) +
+                                " s: " + e.what());
+        }
+        RemakeData();
+        return StepMujoco();
+      }
       throw StepFailedError("step " + std::to_string(stats_.steps) + " at t = " + std::to_string(time) +
                             " s failed in MuJoCo's solver: " + LastMujocoWarning());
     }

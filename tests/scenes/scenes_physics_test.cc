@@ -416,6 +416,23 @@ TEST(ClutterBin, ThrownBinStartsAtItsDropSpeedAndConvergesWithoutRetries) {
   EXPECT_LE(stats.iterations_max, 30);
 }
 
+// MuJoCo's own engine on a bin dropped from above: its buffers, sized from the first state (no contact), grow when
+// the bodies land, and the step is taken again, so the side-by-side runs of dropped bins compare whole runs.
+TEST(ClutterBin, MujocosEngineGrowsItsBuffersWhenADroppedBinLands) {
+  SceneOptions scene_options;
+  scene_options.clutter_bodies = 100;
+  Scene scene = LoadScene("clutter_bin", scene_options);
+  SimulatorOptions options;
+  options.engine = Engine::kMujoco;
+  options.mujoco_solver = mjSOL_CG;
+  Simulator sim(std::move(scene.model), options, -1);
+  const int first_capacity = sim.model().nconmax;
+  for (int n = 0; n < 150; ++n) sim.Step();
+  EXPECT_GT(sim.statistics().contacts_max, first_capacity);
+  EXPECT_GT(sim.model().nconmax, first_capacity);
+  EXPECT_EQ(sim.statistics().steps, 150);
+}
+
 TEST(SceneLibrary, UnknownNamesAndMissingFilesAreRejected) {
   EXPECT_THROW(LoadScene("no_such_scene"), UnknownSceneError);
   EXPECT_THROW(LoadScene("/no/such/model.xml"), ModelLoadError);

@@ -160,7 +160,13 @@ class Simulator {
   StepInfo StepMujoco();
   void BuildProblem();
   bool SolveWithSubsteps(int substeps, StepInfo* info);
+  /// TAMSI's front end: doubles the contact list (RemakeData).
   void GrowContactList();
+  /// MuJoCo's engine: sizes its contact list and constraint buffer for `contacts` contacts (pyramidal cones, 4 rows
+  /// each); throws std::invalid_argument when the buffer would pass MuJoCo 2.2.2's 32-bit size.
+  void SizeMujocoConstraints(int contacts);
+  /// A fresh mjData for the current model sizes, with the state (and warm start) of the old one.
+  void RemakeData();
 
   ModelPtr model_;
   DataPtr data_;
