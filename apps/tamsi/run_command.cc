@@ -31,12 +31,26 @@ struct RunArgs {
   std::string keyframe;
   std::string output_path;
   std::string dump_dir;
+  std::string failures_dir;
   bool quiet{false};
   int bodies{200};
   std::uint32_t seed{1};
   double drop_speed{0.0};
   bool settle{false};
 };
+
+/// A problem sink that writes each problem to DIR/step_NNNNNN.json (step_NNNNNN_subKKofMM.json for substeps).
+scenes::Simulator::ProblemSink ProblemWriter(const std::string& dir) {
+  return [dir](const ContactProblem& problem, long long step, int substep, int substeps) {
+    char name[96];
+    if (substeps == 1) {
+      std::snprintf(name, sizeof(name), "step_%06lld.json", step);
+    } else {
+      std::snprintf(name, sizeof(name), "step_%06lld_sub%02dof%02d.json", step, substep + 1, substeps);
+    }
+    WriteProblem(problem, (std::filesystem::path(dir) / name).string());
+  };
+}
 
 /// Bodies whose pose depends on a joint (the ones that move), in body order.
 std::vector<int> MovingBodies(const mjModel& model) {
@@ -179,26 +193,18 @@ void RunScene(const RunArgs& args) {
     sim.UpdateKinematics();
     trajectory->Write(model, sim.data());
   }
-  if (!args.dump_dir.empty()) {
+  for (const auto& [flag, dir] :
+       {std::pair{"--dump-problems", args.dump_dir}, {"--dump-failures", args.failures_dir}}) {
+    if (dir.empty()) continue;
     if (options.engine != scenes::Engine::kTamsi) {
-      throw CLI::RuntimeError("--dump-problems needs --solver tamsi or tamsi-oneway", 2);
+      throw CLI::RuntimeError(std::string(flag) + " needs --solver tamsi or tamsi-oneway", 2);
     }
     std::error_code ec;
-    std::filesystem::create_directories(args.dump_dir, ec);
-    if (ec || !std::filesystem::is_directory(args.dump_dir)) {
-      throw CLI::RuntimeError("cannot create directory '" + args.dump_dir + "'", 2);
-    }
-    const std::string dir = args.dump_dir;
-    sim.set_problem_sink([dir](const ContactProblem& problem, long long step, int substep, int substeps) {
-      char name[96];
-      if (substeps == 1) {
-        std::snprintf(name, sizeof(name), "step_%06lld.json", step);
-      } else {
-        std::snprintf(name, sizeof(name), "step_%06lld_sub%02dof%02d.json", step, substep + 1, substeps);
-      }
-      WriteProblem(problem, (std::filesystem::path(dir) / name).string());
-    });
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir)) throw CLI::RuntimeError("cannot create directory '" + dir + "'", 2);
   }
+  if (!args.dump_dir.empty()) sim.set_problem_sink(ProblemWriter(args.dump_dir));
+  if (!args.failures_dir.empty()) sim.set_failure_sink(ProblemWriter(args.failures_dir));
 
   const auto start = std::chrono::steady_clock::now();
   auto last_report = start;
@@ -212,7 +218,7 @@ void RunScene(const RunArgs& args) {
           std::string("run stopped: ") + e.what() + (trajectory ? " (the trajectory holds every step up to it)" : ""),
           1);
     } catch (const ProblemFormatError& e) {
-      throw CLI::RuntimeError(std::string("--dump-problems: ") + e.what(), 1);
+      throw CLI::RuntimeError(std::string("--dump-problems / --dump-failures: ") + e.what(), 1);
     }
     if (trajectory) {
       sim.UpdateKinematics();
@@ -262,6 +268,8 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_option("--keyframe", args->keyframe, "Initial state: keyframe name (default: the model's first)");
   cmd->add_option("--output", args->output_path, "Trajectory CSV (time, per moving body pose and velocity)");
   cmd->add_option("--dump-problems", args->dump_dir, "Write each step's problem as JSON into this directory");
+  cmd->add_option("--dump-failures", args->failures_dir,
+                  "Write the problem of every failed solve (before its substep retry) as JSON into this directory");
   cmd->add_flag("--quiet", args->quiet, "No header and no progress lines (the summary is still printed)");
   cmd->add_option("--bodies", args->bodies, "clutter_bin: number of bodies (default 200)")->check(CLI::PositiveNumber);
   cmd->add_option("--seed", args->seed, "clutter_bin: random seed (default 1)");

@@ -297,7 +297,10 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
         SolvePhases{summary.time_residual,    summary.time_assembly,    summary.time_symbolic + summary.time_numeric,
                     summary.time_solve,       summary.time_line_search, summary.numeric_factorizations,
                     summary.krylov_iterations};
-    if (!result_.ok()) return false;
+    if (!result_.ok()) {
+      if (failure_sink_) failure_sink_(problem_, stats_.steps, s, substeps);
+      return false;
+    }
     v_work_ = result_.v;
     problem_.delta0 -= h * result_.vn;
     mj_integratePos(model_.get(), q_work_.data(), v_work_.data(), h);

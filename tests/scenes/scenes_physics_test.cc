@@ -255,6 +255,9 @@ TEST(Simulator, FailedStepsAreRetriedWithSubstepsAndFinallyReported) {
   options.solver.max_iterations = 1;  // too few for the transitions of this scene
   options.max_halvings = 2;
   Simulator sim(std::move(sim_scene.model), options, 0, sim_scene.controller);
+  // Every failed solve reaches the failure sink (--dump-failures), and its problem fails again when replayed.
+  std::vector<ContactProblem> failures;
+  sim.set_failure_sink([&](const ContactProblem& problem, long long, int, int) { failures.push_back(problem); });
   bool failed = false;
   for (int n = 0; n < 300 && !failed; ++n) {
     const double t = sim.time();
@@ -270,6 +273,9 @@ TEST(Simulator, FailedStepsAreRetriedWithSubstepsAndFinallyReported) {
   }
   EXPECT_TRUE(failed);
   EXPECT_GT(sim.statistics().failed_solves, 0);
+  ASSERT_EQ(static_cast<long long>(failures.size()), sim.statistics().failed_solves);
+  Result replay;
+  EXPECT_EQ(TamsiSolver(options.solver).Solve(failures.back(), &replay), Status::kMaxIterationsReached);
 }
 
 // 400 bodies dropped into the bin at once: the first contacts bring hundreds of simultaneous stick–slip transitions.

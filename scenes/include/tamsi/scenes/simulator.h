@@ -145,6 +145,9 @@ class Simulator {
   /// of substeps). Used for --dump-problems.
   using ProblemSink = std::function<void(const ContactProblem&, long long step, int substep, int substeps)>;
   void set_problem_sink(ProblemSink sink) { sink_ = std::move(sink); }
+  /// Receives every problem whose TAMSI solve failed (before the step is retried with more substeps), with the same
+  /// arguments. Used for --dump-failures.
+  void set_failure_sink(ProblemSink sink) { failure_sink_ = std::move(sink); }
 
   /// The last problem built (at the start of the last step) and the last successful TAMSI result (Engine::kTamsi).
   const ContactProblem& last_problem() const { return problem_; }
@@ -179,7 +182,7 @@ class Simulator {
   Result result_;
   Eigen::VectorXd v0_, delta_start_, v_work_, q_work_;
   RunStatistics stats_;
-  ProblemSink sink_;
+  ProblemSink sink_, failure_sink_;
 };
 
 }  // namespace tamsi::scenes
