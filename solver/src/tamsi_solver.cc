@@ -284,8 +284,11 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
 
   w.dv.resize(problem.num_velocities());
   w.StartIslands(o);
+  // The symmetric part is assembled only where an island will factor it (dense islands are factored exactly).
   const bool symmetric_preconditioner =
-      o.coupling == Coupling::kTwoWay && o.newton_solve == NewtonSolve::kSymmetricPreconditioner;
+      o.coupling == Coupling::kTwoWay && o.newton_solve == NewtonSolve::kSymmetricPreconditioner &&
+      std::any_of(w.islands.begin(), w.islands.end(),
+                  [](const internal::IslandNewton& island) { return island.type() != LinearSolverType::kDense; });
   if (!symmetric_preconditioner) w.symmetric_values.resize(0);
   NewtonSystem& system = *w.system;
   const internal::IslandIterationData data{o,   system, w.partition, w.budget, w.symmetric_values,
