@@ -98,22 +98,26 @@ struct TwoContacts {
   Eigen::VectorXd mu = Eigen::VectorXd::Constant(2, 0.6), delta0 = Eigen::VectorXd::Constant(2, 1e-3);
   Eigen::VectorXd frozen = Eigen::VectorXd::Zero(2), vn = Eigen::VectorXd::Constant(2, -0.01);
   Eigen::VectorXd vt = (Eigen::VectorXd(4) << 0.3 * kVs, -0.4 * kVs, 0.03, -0.04).finished();
+
+  /// CalcContactForces on these contacts, one thread, two-way at h = 1 ms.
+  void Calc(FrictionRegularization regularization, Eigen::VectorXd* pi, Eigen::VectorXd* ft, Eigen::VectorXd* blocks,
+            const SlidingBlock* sliding_block = nullptr, const Eigen::VectorXd* dual = nullptr) const {
+    const ContactModel model{1e-3, kVs, regularization, true};
+    CalcContactForces(ThreadBudget(1), model, k, d, mu, delta0, frozen, vn, vt, pi, ft, blocks, sliding_block, dual);
+  }
 };
 
 // Secant blocks (the solver's safeguard): a sliding contact's tangential block becomes (π μ̃(s)/‖vt‖) I, without the
 // tangent's s g' v̂v̂ᵀ term; stiction blocks, the W_tn column and the forces are those of eq. 6, 16, 22.
 TEST(CalcContactForces, SecantBlocksAreIsotropicForSlidingContactsOnly) {
-  const ThreadBudget budget(1);
   for (FrictionRegularization regularization : {FrictionRegularization::kLinear, FrictionRegularization::kSmooth}) {
     SCOPED_TRACE(static_cast<int>(regularization));
-    const ContactModel model{1e-3, kVs, regularization, true};
     const TwoContacts c;
-    const Eigen::VectorXd &k = c.k, &d = c.d, &mu = c.mu, &delta0 = c.delta0, &frozen = c.frozen, &vn = c.vn,
-                          &vt = c.vt;
+    const Eigen::VectorXd& vt = c.vt;
     Eigen::VectorXd pi, ft, tangent, secant_blocks, pi_s, ft_s;
-    CalcContactForces(budget, model, k, d, mu, delta0, frozen, vn, vt, &pi, &ft, &tangent);
+    c.Calc(regularization, &pi, &ft, &tangent);
     const SlidingBlock all[2] = {SlidingBlock::kSecant, SlidingBlock::kSecant};
-    CalcContactForces(budget, model, k, d, mu, delta0, frozen, vn, vt, &pi_s, &ft_s, &secant_blocks, all);
+    c.Calc(regularization, &pi_s, &ft_s, &secant_blocks, all);
     EXPECT_EQ(pi_s, pi);
     EXPECT_EQ(ft_s, ft);
     EXPECT_EQ(secant_blocks.head<9>(), tangent.head<9>());
@@ -136,24 +140,21 @@ TEST(CalcContactForces, SecantBlocksAreIsotropicForSlidingContactsOnly) {
 // with w = −v̂ (a slip about to reverse) the block along v̂ is 2 π μ/‖vt‖ where the tangent has none; stiction blocks
 // and forces never depend on w; the block stays symmetric positive semidefinite for any ‖w‖ ≤ 1.
 TEST(CalcContactForces, PrimalDualBlocksAreTheTangentAtTheSolutionAndStiffAlongAReversingSlip) {
-  const ThreadBudget budget(1);
   for (FrictionRegularization regularization : {FrictionRegularization::kLinear, FrictionRegularization::kSmooth}) {
     SCOPED_TRACE(static_cast<int>(regularization));
-    const ContactModel model{1e-3, kVs, regularization, true};
     const TwoContacts c;
-    const Eigen::VectorXd &k = c.k, &d = c.d, &mu = c.mu, &delta0 = c.delta0, &frozen = c.frozen, &vn = c.vn,
-                          &vt = c.vt;
+    const Eigen::VectorXd& vt = c.vt;
     const Eigen::Vector2d slip = vt.tail<2>().normalized(), across(-slip.y(), slip.x());
     const SlidingBlock all[2] = {SlidingBlock::kPrimalDual, SlidingBlock::kPrimalDual};
     Eigen::VectorXd pi, ft, tangent;
-    CalcContactForces(budget, model, k, d, mu, delta0, frozen, vn, vt, &pi, &ft, &tangent);
+    c.Calc(regularization, &pi, &ft, &tangent);
     using Block = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>;
     const Block Bt(tangent.data() + 9);
     const double secant = pi[1] * 0.6 / 0.05;  // π μ / ‖vt‖
     for (const Eigen::Vector2d& w : {Eigen::Vector2d(slip), Eigen::Vector2d(-slip), Eigen::Vector2d(0.6 * across)}) {
       Eigen::VectorXd dual(4), pi_d, ft_d, blocks;
       dual << 0.9, 0.1, w;  // contact 0's dual is ignored: it is in stiction
-      CalcContactForces(budget, model, k, d, mu, delta0, frozen, vn, vt, &pi_d, &ft_d, &blocks, all, &dual);
+      c.Calc(regularization, &pi_d, &ft_d, &blocks, all, &dual);
       EXPECT_EQ(pi_d, pi);
       EXPECT_EQ(ft_d, ft);
       EXPECT_EQ(blocks.head<9>(), tangent.head<9>());
@@ -169,11 +170,11 @@ TEST(CalcContactForces, PrimalDualBlocksAreTheTangentAtTheSolutionAndStiffAlongA
     // w = v̂: the tangent's blocks.
     Eigen::VectorXd dual(4), pi_d, ft_d, blocks;
     dual << 0.0, 0.0, slip;
-    CalcContactForces(budget, model, k, d, mu, delta0, frozen, vn, vt, &pi_d, &ft_d, &blocks, all, &dual);
+    c.Calc(regularization, &pi_d, &ft_d, &blocks, all, &dual);
     EXPECT_LT((Block(blocks.data() + 9) - Bt).norm(), 1e-12 * secant);
     // w = −v̂: stiffness 2 π μ/‖vt‖ along the slip, π μ/‖vt‖ across it.
     dual.tail<2>() = -slip;
-    CalcContactForces(budget, model, k, d, mu, delta0, frozen, vn, vt, &pi_d, &ft_d, &blocks, all, &dual);
+    c.Calc(regularization, &pi_d, &ft_d, &blocks, all, &dual);
     const Eigen::Matrix2d T = Block(blocks.data() + 9).block<2, 2>(1, 1);
     EXPECT_NEAR(slip.dot(T * slip), 2.0 * secant, 1e-12 * secant);
     EXPECT_NEAR(across.dot(T * across), secant, 1e-12 * secant);
