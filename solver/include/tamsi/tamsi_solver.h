@@ -248,9 +248,10 @@ struct Result {
 /// Solves ContactProblems with Newton–Raphson on v and TALS (paper Sec. III-A, V).
 ///
 /// Two-way residual (eq. 21): r(v) = M v − p* − h Jnᵀ π(vn) − h Jtᵀ ft(vt, vn); one-way residual (eq. 12) freezes π.
-/// Each iteration assembles the Newton matrix from per-contact blocks in parallel, factors it (symbolic analysis
-/// kept across iterations and across solves while the sparsity pattern holds), solves for Δv, and limits the step
-/// with TALS α = minᵢ αᵢ.
+/// Each iteration assembles the Newton matrix from per-contact blocks in parallel (the sliding contacts' blocks as
+/// Options::friction_newton asks), solves for Δv on every island (Options::newton_solve; symbolic analyses kept
+/// across iterations and across solves while the sparsity pattern holds), and limits the step by a line search
+/// (Options::line_search; TALS α = minᵢ αᵢ in the paper's iteration).
 ///
 /// A solver object holds workspaces and the symbolic factorization; reuse one across time steps. Not thread-safe:
 /// use one object per thread.
