@@ -23,8 +23,8 @@ void AddRunCommand(CLI::App& app);
 void AddListCommand(CLI::App& app);
 
 /// The Newton iteration's options shared by `solve` and `run`: `--newton-solve exact|reuse|symmetric`
-/// (Options::newton_solve), `--friction-newton primal-dual|tangent` (Options::friction_newton) and
-/// `--no-secant-safeguard` (Options::secant_safeguard).
+/// (Options::newton_solve), `--friction-newton primal-dual|tangent` (Options::friction_newton),
+/// `--krylov-tolerance` (Options::krylov_tolerance) and `--no-secant-safeguard` (Options::secant_safeguard).
 void AddIterationOptions(CLI::App* cmd, Options* options);
 
 }  // namespace tamsi::cli

@@ -126,6 +126,7 @@ void RunScene(const RunArgs& args) {
   options.solver.newton_solve = args.iteration.newton_solve;
   options.solver.friction_newton = args.iteration.friction_newton;
   options.solver.secant_safeguard = args.iteration.secant_safeguard;
+  options.solver.krylov_tolerance = args.iteration.krylov_tolerance;
   options.solver.stiction_tolerance = args.stiction_tolerance.value_or(scene.stiction_tolerance);
   options.time_step = args.dt.value_or(0.0);
   options.contact = scene.contact;

@@ -23,6 +23,9 @@ void AddIterationOptions(CLI::App* cmd, Options* options) {
                   "default " +
                       std::string(ToString(options->friction_newton)))
       ->transform(CLI::CheckedTransformer(kFrictions, CLI::ignore_case));
+  cmd->add_option("--krylov-tolerance", options->krylov_tolerance,
+                  "GMRES's relative residual for the symmetric and reuse Newton solves (default 1e-3)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--no-secant-safeguard{false}", options->secant_safeguard,
                 "Tangent iteration: the paper's Newton matrix in every iteration (no secant phase after cut steps)");
 }
