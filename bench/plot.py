@@ -101,11 +101,12 @@ def threads(paths, out):
 
 
 def piles(paths, out):
-    rows = []
+    latest = {}  # (N, engine) -> benchmark: a later file replaces an earlier one's run
     for name, b in benchmarks(paths):
         m = re.match(r"BM_ClutterBinStep/N:(\d+)/engine:(\d+)/threads:(\d+)$", name)
         if m and int(m.group(3)) == 1:
-            rows.append((int(m.group(1)), int(m.group(2)), b))
+            latest[(int(m.group(1)), int(m.group(2)))] = b
+    rows = [(n, e, b) for (n, e), b in latest.items()]
     order = [0, 5, 6, 3, 4, 2, 1]  # TAMSI defaults, exact LU, paper's, reuse, one-way; MuJoCo CG, Newton
     rows.sort(key=lambda r: (r[0], order.index(r[1]) if r[1] in order else r[1]))
     parts = [("front end", "frontend_ms"), ("assembly", "assembly_ms"), ("factorization", "factor_ms"),
