@@ -27,7 +27,7 @@ struct RunArgs {
   std::string narrow_phase{"analytic"};
   int threads{1};
   std::optional<int> max_iterations;
-  Options iteration;  // the Newton iteration's options (AddIterationOptions)
+  Options iteration;  // the Newton iteration's options (AddIterationOptions); the solver's options start from it
   std::string keyframe;
   std::string output_path;
   std::string dump_dir;
@@ -120,13 +120,10 @@ void RunScene(const RunArgs& args) {
 
   scenes::SimulatorOptions options;
   options.engine = args.solver == "mujoco" ? scenes::Engine::kMujoco : scenes::Engine::kTamsi;
+  options.solver = args.iteration;  // the flags of AddIterationOptions, the rest at their defaults
   options.solver.coupling = args.solver == "tamsi-oneway" ? Coupling::kOneWay : Coupling::kTwoWay;
   options.solver.num_threads = args.threads;
   if (args.max_iterations) options.solver.max_iterations = *args.max_iterations;
-  options.solver.newton_solve = args.iteration.newton_solve;
-  options.solver.friction_newton = args.iteration.friction_newton;
-  options.solver.secant_safeguard = args.iteration.secant_safeguard;
-  options.solver.krylov_tolerance = args.iteration.krylov_tolerance;
   options.solver.stiction_tolerance = args.stiction_tolerance.value_or(scene.stiction_tolerance);
   options.time_step = args.dt.value_or(0.0);
   options.contact = scene.contact;
