@@ -13,7 +13,8 @@ namespace {
   throw std::invalid_argument("ContactProblem." + field + ": " + what);
 }
 
-void CheckShape(const std::string& field, const SparseMatrix& A, Eigen::Index rows, Eigen::Index cols) {
+/// Field names are C strings: a std::string of a long name would allocate on every (steady-state) Validate.
+void CheckShape(const char* field, const SparseMatrix& A, Eigen::Index rows, Eigen::Index cols) {
   if (A.rows() != rows || A.cols() != cols) {
     std::ostringstream os;
     os << "expected " << rows << " × " << cols << ", got " << A.rows() << " × " << A.cols();
@@ -21,7 +22,7 @@ void CheckShape(const std::string& field, const SparseMatrix& A, Eigen::Index ro
   }
 }
 
-void CheckFinite(const std::string& field, const SparseMatrix& A) {
+void CheckFinite(const char* field, const SparseMatrix& A) {
   for (int j = 0; j < A.outerSize(); ++j)
     for (SparseMatrix::InnerIterator it(A, j); it; ++it)
       if (!std::isfinite(it.value())) {
@@ -31,7 +32,7 @@ void CheckFinite(const std::string& field, const SparseMatrix& A) {
       }
 }
 
-void CheckVector(const std::string& field, const Eigen::VectorXd& x, Eigen::Index size, bool non_negative) {
+void CheckVector(const char* field, const Eigen::VectorXd& x, Eigen::Index size, bool non_negative) {
   if (x.size() != size) {
     std::ostringstream os;
     os << "expected size " << size << ", got " << x.size();
@@ -92,6 +93,12 @@ void ContactProblem::Validate() const {
   CheckVector("stiffness", stiffness, nc, true);
   CheckVector("dissipation", dissipation, nc, true);
   CheckVector("friction", friction, nc, true);
+  const Eigen::Index nb = Jb.rows();
+  if (nb > 0 || Jb.cols() > 0) CheckShape("Jb", Jb, nb, nv);
+  CheckFinite("Jb", Jb);
+  CheckVector("g0", g0, nb, false);
+  CheckVector("constraint_stiffness", constraint_stiffness, nb, true);
+  CheckVector("constraint_damping", constraint_damping, nb, true);
   if (v0) CheckVector("v0", *v0, nv, false);
   if (v_guess) CheckVector("v_guess", *v_guess, nv, false);
 }

@@ -9,7 +9,8 @@ double ExactLineSearch(const NewtonSystem& system, const Eigen::VectorXd& v, con
                        int n, const int* contacts, int num_contacts, const Eigen::VectorXd& dvn,
                        const Eigen::VectorXd& dvt, double max_alpha, LineSearchSlope slope_kind, int* evaluations) {
   const ContactProblem& p = system.problem();
-  const SparseMatrix& M = system.mass_matrix();
+  const SparseMatrix& M = system.mass_matrix();  // with the bilateral constraints folded in, as p_star
+  const Eigen::VectorXd& p_star = system.p_star();
   // Δvᵀ(M v − p*) and ΔvᵀMΔv over the island (its columns of M touch only its own velocities).
   double a = 0.0, b = 0.0;
   for (int c = 0; c < n; ++c) {
@@ -19,7 +20,7 @@ double ExactLineSearch(const NewtonSystem& system, const Eigen::VectorXd& v, con
       Mv += it.value() * v[it.row()];
       Mdv += it.value() * dv[it.row()];
     }
-    a += dv[j] * (Mv - p.p_star[j]);
+    a += dv[j] * (Mv - p_star[j]);
     b += dv[j] * Mdv;
   }
   const kernels::ContactModel& model = system.model();

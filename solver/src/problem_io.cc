@@ -98,6 +98,13 @@ std::string ProblemToJson(const ContactProblem& p) {
               {"friction", VectorToJson(p.friction)}};
   if (p.v0) doc["v0"] = VectorToJson(*p.v0);
   if (p.v_guess) doc["v_guess"] = VectorToJson(*p.v_guess);
+  if (p.num_constraints() > 0) {
+    doc["nb"] = p.num_constraints();
+    doc["Jb"] = MatrixToJson(p.Jb);
+    doc["g0"] = VectorToJson(p.g0);
+    doc["constraint_stiffness"] = VectorToJson(p.constraint_stiffness);
+    doc["constraint_damping"] = VectorToJson(p.constraint_damping);
+  }
   return doc.dump();
 }
 
@@ -127,6 +134,13 @@ ContactProblem ProblemFromJson(const std::string& text) {
   p.friction = VectorFromJson(doc, "friction", nc);
   if (doc.contains("v0")) p.v0 = VectorFromJson(doc, "v0", nv);
   if (doc.contains("v_guess")) p.v_guess = VectorFromJson(doc, "v_guess", nv);
+  if (doc.contains("nb")) {
+    const int nb = Integer(Field(doc, "nb"), "nb");
+    p.Jb = MatrixFromJson(doc, "Jb", nb, nv);
+    p.g0 = VectorFromJson(doc, "g0", nb);
+    p.constraint_stiffness = VectorFromJson(doc, "constraint_stiffness", nb);
+    p.constraint_damping = VectorFromJson(doc, "constraint_damping", nb);
+  }
   try {
     p.Validate();
   } catch (const std::invalid_argument& e) {
@@ -170,6 +184,8 @@ std::string ResultToJson(const Result& r) {
                   {"stick_slip_transitions", s.stick_slip_transitions},
                   {"nv", s.num_velocities},
                   {"nc", s.num_contacts},
+                  {"nb", s.num_constraints},
+                  {"max_constraint_violation", s.max_constraint_violation},
                   {"newton_matrix_nnz", s.newton_matrix_nnz},
                   {"num_islands", s.num_islands},
                   {"largest_island", s.largest_island},
@@ -196,6 +212,7 @@ std::string ResultToJson(const Result& r) {
   json doc = {{"status", ToString(s.status)}, {"v", VectorToJson(r.v)},   {"fn", VectorToJson(r.fn)},
               {"ft", VectorToJson(r.ft)},     {"vn", VectorToJson(r.vn)}, {"vt", VectorToJson(r.vt)},
               {"iterations", s.iterations},   {"summary", summary}};
+  if (r.constraint_forces.size() > 0) doc["constraint_forces"] = VectorToJson(r.constraint_forces);
   return doc.dump(1);
 }
 

@@ -38,6 +38,8 @@ std::string Summary::FullReport() const {
                 primal_dual_fallbacks);
   out += Format("  %-28s %d\n", "velocities nv", num_velocities);
   out += Format("  %-28s %d\n", "contacts nc", num_contacts);
+  out += Format("  %-28s %d (largest violation %.3g)\n", "bilateral constraints nb", num_constraints,
+                max_constraint_violation);
   out += Format("  %-28s %lld\n", "Newton matrix nonzeros", newton_matrix_nnz);
   out += Format("  %-28s %s / %s\n", "linear solver given/used", ToString(linear_solver_given),
                 ToString(linear_solver_used));

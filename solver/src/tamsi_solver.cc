@@ -65,7 +65,8 @@ struct TamsiSolver::Impl {
   /// Per-contact Jacobian blocks, the Newton matrix pattern and its islands (with their backends and symbolic
   /// analyses): kept while the pattern holds, across iterations and across solves.
   void CalcStructure(const ContactProblem& problem, const Options& o, Summary* s);
-  /// The first iterate: the caller's guess, else the free motion v* = M⁻¹ p*. False when M cannot be factored.
+  /// The first iterate: the caller's guess, else the free motion v* = M⁻¹ p* (with the bilateral constraints). False
+  /// when M cannot be factored.
   bool CalcInitialIterate(const ContactProblem& problem, const Options& o, Summary* s);
   /// Starts every island in the phase Options::friction_newton asks for, flags its contacts' sliding blocks, and
   /// starts the duals at the first iterate: wᵢ = vtᵢ/max(v_s, ‖vtᵢ‖).
@@ -157,7 +158,7 @@ bool TamsiSolver::Impl::CalcInitialIterate(const ContactProblem& problem, const 
       internal::MakeLinearSolver(nv <= o.dense_threshold ? LinearSolverType::kDense : LinearSolverType::kCholmod,
                                  /*symmetric=*/true, budget.num_threads());
   const bool ok = mass_solver->Analyze(view, &s->message) && mass_solver->Factor(view, &s->message) &&
-                  mass_solver->Solve(problem.p_star, &v, &s->message);
+                  mass_solver->Solve(system->p_star(), &v, &s->message);
   s->time_numeric += Seconds(t);
   if (!ok) {
     s->message = "free-motion solve M v* = p*: " + s->message;
@@ -253,6 +254,9 @@ Status TamsiSolver::Impl::Finish(Status status, Clock::time_point start, const O
   result->vt = system->vt();
   result->fn = system->fn();
   result->ft = system->ft();
+  result->constraint_forces = system->CalcConstraintForces(v);
+  const ContactProblem& p = system->problem();
+  if (p.num_constraints() > 0) s.max_constraint_violation = (p.g0 + p.time_step * (p.Jb * v)).lpNorm<Eigen::Infinity>();
   s.status = status;
   s.time_total = Seconds(start);
   return status;
@@ -269,6 +273,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   ResetSummary(o.max_iterations, &s);
   s.num_velocities = problem.num_velocities();
   s.num_contacts = nc;
+  s.num_constraints = problem.num_constraints();
   s.coupling = o.coupling;
   s.line_search = o.line_search;
   s.newton_solve = o.newton_solve;

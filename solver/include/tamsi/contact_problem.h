@@ -20,6 +20,10 @@ using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 /// so the penetration rate is δ̇ = −vn (eq. 19). The generalized contact force is Jnᵀ fn + Jtᵀ ft with fn ≥ 0
 /// pushing the bodies apart.
 ///
+/// Unilateral constraints other than contact (joint and tendon limits) are frictionless contacts: a row of Jn whose
+/// "penetration" δ0 is the limit violation (m or rad), zero rows in Jt and μ = 0. Bilateral constraints (MuJoCo's
+/// equalities: connect, weld, joint and tendon couplings) are the optional rows of Jb below.
+///
 /// Validate() checks every field once and throws std::invalid_argument naming the bad field. nc = 0 and nv = 0
 /// are valid.
 struct ContactProblem {
@@ -47,10 +51,26 @@ struct ContactProblem {
   /// Optional initial Newton iterate (nv, m/s). Without it Newton starts from v* = M0⁻¹ p*.
   std::optional<Eigen::VectorXd> v_guess;
 
+  /// Bilateral compliant constraints, nb rows (nb = 0 when Jb is empty): constraint functions g(q) (m or rad, zero
+  /// when satisfied) linearized at q0 with the first-order estimate of eq. 19, g ≈ g0 + h Jb v, each with a linear
+  /// spring–damper force λ = −k g − c ġ (N or N·m) and generalized force Jbᵀλ, implicit in v like the normal force
+  /// of eq. 19–23. They add h Jbᵀ(k h + c)Jb (SPD) to the Newton matrix and leave the contact terms as they are.
+  /// The solver folds them into M and p* once per solve (NewtonSystem::mass_matrix), which allocates: the
+  /// allocation-free steady state holds for problems without them.
+  /// Constraint Jacobian Jb (nb × nv): ġ = Jb v (m/s or rad/s).
+  SparseMatrix Jb;
+  /// Constraint values g0 at q0 (nb, m or rad).
+  Eigen::VectorXd g0;
+  /// Stiffness k (nb, N/m or N·m/rad) and damping c (nb, N·s/m or N·m·s/rad), ≥ 0.
+  Eigen::VectorXd constraint_stiffness;
+  Eigen::VectorXd constraint_damping;
+
   /// Number of generalized velocities (rows of M).
   int num_velocities() const { return static_cast<int>(M.rows()); }
   /// Number of contacts (rows of Jn).
   int num_contacts() const { return static_cast<int>(Jn.rows()); }
+  /// Number of bilateral constraint rows (rows of Jb).
+  int num_constraints() const { return static_cast<int>(Jb.rows()); }
 
   /// Checks shapes, finiteness, signs and symmetry of M. Throws std::invalid_argument whose message names the
   /// field, e.g. "ContactProblem.Jt: expected 6 × 12, got 6 × 11".

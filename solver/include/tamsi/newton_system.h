@@ -31,7 +31,8 @@ class NewtonSystem {
   /// when it was rebuilt.
   bool Reset(const ContactProblem& problem);
 
-  /// Contact velocities, forces and residual r(v) = M v − p* − h (Jnᵀ π + Jtᵀ ft) (N·s) at v (nv, m/s).
+  /// Contact velocities, forces and residual r(v) = M v − p* − h (Jnᵀ π + Jtᵀ ft + Jbᵀ λ) (N·s) at v (nv, m/s),
+  /// with the bilateral constraints' λ(v) folded into mass_matrix() and p_star() (ContactProblem::Jb).
   /// `sliding_block` (nc, or nullptr for all kTangent) and `dual` (2nc, read for kPrimalDual): how each sliding
   /// contact's block in the next Assemble() is formed (kernels::CalcContactForces); the residual depends on neither.
   void Evaluate(const Eigen::VectorXd& v, const kernels::SlidingBlock* sliding_block = nullptr,
@@ -61,17 +62,28 @@ class NewtonSystem {
   const ContactProblem& problem() const { return *problem_; }
   /// Normal forces of the one-way scheme (frozen, nc, N); zeros for two-way.
   const Eigen::VectorXd& frozen_normal_forces() const { return pi_frozen_; }
+  /// M + h Jbᵀ(k h + c)Jb and p* − h Jbᵀ(k ∘ g0): the momentum balance with the bilateral constraints' forces, which
+  /// are affine in v (ContactProblem::Jb), moved to the left. M and p* themselves when there are none.
   const SparseMatrix& mass_matrix() const { return *M_; }
+  const Eigen::VectorXd& p_star() const { return *p_star_; }
+  /// The bilateral constraint forces λ = −k (g0 + h Jb v) − c Jb v at v (nb, N or N·m).
+  Eigen::VectorXd CalcConstraintForces(const Eigen::VectorXd& v) const;
 
  private:
   const ContactProblem* problem_;
   const kernels::ThreadBudget& budget_;
   kernels::ContactModel model_;
-  SparseMatrix M_compressed_;
+  /// Points M_ and p_star_ at the problem's M and p*, or at M_effective_ and p_star_effective_ when it has bilateral
+  /// constraints (or M is not compressed).
+  void CalcEffectiveMomentumBalance(const ContactProblem& problem);
+
+  SparseMatrix M_effective_;
+  Eigen::VectorXd p_star_effective_;
   const SparseMatrix* M_;
+  const Eigen::VectorXd* p_star_;
   kernels::ContactJacobian J_;
   kernels::NewtonMatrixPattern pattern_;
-  std::vector<int> m_outer_, m_inner_;  // M's pattern, kept for Reset
+  std::vector<int> m_outer_, m_inner_;  // the pattern of *M_, kept for Reset
   Eigen::VectorXd pi_frozen_, vn_, vt_, pi_, ft_, blocks_, tau_, residual_, values_;
 };
 

@@ -16,7 +16,9 @@ class ProblemFormatError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Writes `problem` as one JSON document (doubles printed round-trip exactly).
+/// Writes `problem` as one JSON document (doubles printed round-trip exactly). Bilateral constraints, when there are
+/// any, are the optional fields "nb", "Jb", "g0", "constraint_stiffness" and "constraint_damping" (a version-1 file
+/// without them has none).
 std::string ProblemToJson(const ContactProblem& problem);
 /// Parses a JSON document; throws ProblemFormatError naming the bad field. The result passes Validate().
 ContactProblem ProblemFromJson(const std::string& json);
@@ -25,7 +27,8 @@ ContactProblem ProblemFromJson(const std::string& json);
 void WriteProblem(const ContactProblem& problem, const std::string& path);
 ContactProblem ReadProblem(const std::string& path);
 
-/// The solution document of `tamsi solve`: {"status", "v", "fn", "ft", "vn", "vt", "iterations", "summary"}.
+/// The solution document of `tamsi solve`: {"status", "v", "fn", "ft", "vn", "vt", "iterations", "summary"}, and
+/// "constraint_forces" when the problem has bilateral constraints.
 std::string ResultToJson(const Result& result);
 
 }  // namespace tamsi

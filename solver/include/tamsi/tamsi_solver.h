@@ -54,7 +54,8 @@ enum class FrictionNewton {
   /// the solution w = v̂, so the converged v and the final quadratic rate are Newton's. After each solve for Δv, every
   /// contact's w is updated from the full step (kernels::UpdatePrimalDual); with LineSearch::kExact the step length is
   /// the exact line search alone over (0, primal_dual_max_alpha], TALS where Δv is not a descent direction (kTals and
-  /// kNone act as for kTangent); no secant phase. An island still iterating after primal_dual_stall_iterations falls back to kTangent from its
+  /// kNone act as for kTangent); no secant phase. An island still iterating after primal_dual_stall_iterations falls
+  /// back to kTangent from its
   /// current iterate (Summary::primal_dual_fallbacks). Settled piles: about half the paper's iterations.
   kPrimalDual,
 };
@@ -194,6 +195,10 @@ struct Summary {
   int stick_slip_transitions{0};
   int num_velocities{0};
   int num_contacts{0};
+  /// Bilateral constraint rows (ContactProblem::Jb), and the largest |g| = |g0 + h Jb v| over them at the solution
+  /// (each row in its own unit, m or rad; 0 without constraints).
+  int num_constraints{0};
+  double max_constraint_violation{0};
   /// True when M, Jn and Jt had the sparsity patterns of the previous solve, so the structure (contact blocks, Newton
   /// matrix pattern, islands) and the symbolic analyses were reused.
   bool structure_reused{false};
@@ -242,6 +247,8 @@ struct Result {
   Eigen::VectorXd ft;
   /// Separation velocities vn = Jn v (nc, m/s) and tangential velocities vt = Jt v (2nc, m/s).
   Eigen::VectorXd vn, vt;
+  /// Bilateral constraint forces λ = −k (g0 + h Jb v) − c Jb v (nb, N or N·m; ContactProblem::Jb).
+  Eigen::VectorXd constraint_forces;
   Summary summary;
   bool ok() const { return summary.status == Status::kSuccess; }
 };
