@@ -12,6 +12,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sparse_rows.h"
+
 namespace tamsi::scenes {
 namespace {
 
@@ -105,28 +107,6 @@ ModelPtr LoadMjcf(const std::string& xml, const std::string& vfs_name, const std
   return ModelPtr(model);
 }
 
-// Writes the matrix held as rows in CSR form (outer, inner, values) into `matrix` (rows × cols, column-major) by a
-// counting sort, in the matrix's own storage: nothing is allocated once it has held as many columns and nonzeros.
-// `next` (cols entries) is scratch.
-void RowsToColumns(int rows, int cols, const std::vector<int>& outer, const std::vector<int>& inner,
-                   const std::vector<double>& values, std::vector<int>* next, SparseMatrix* matrix) {
-  matrix->resize(rows, cols);  // compressed, column starts zeroed
-  matrix->resizeNonZeros(outer[rows]);
-  int* start = matrix->outerIndexPtr();
-  for (int k = 0; k < outer[rows]; ++k) ++start[inner[k] + 1];
-  for (int c = 0; c < cols; ++c) start[c + 1] += start[c];
-  std::copy(start, start + cols, next->begin());
-  int* row_index = matrix->innerIndexPtr();
-  double* value = matrix->valuePtr();
-  for (int r = 0; r < rows; ++r) {
-    for (int k = outer[r]; k < outer[r + 1]; ++k) {
-      const int at = (*next)[inner[k]]++;
-      row_index[at] = r;
-      value[at] = values[k];
-    }
-  }
-}
-
 }  // namespace
 
 void InstallMujocoHandlers() {
@@ -190,7 +170,15 @@ void ConfigureModelForTamsi(mjModel* model, int min_contacts) {
   model->nstack = static_cast<int>(stack);
 }
 
-ContactProblemBuilder::ContactProblemBuilder(const mjModel& model, const ContactDefaults& defaults) {
+ContactProblemBuilder::~ContactProblemBuilder() = default;
+ContactProblemBuilder::ContactProblemBuilder(ContactProblemBuilder&&) noexcept = default;
+ContactProblemBuilder& ContactProblemBuilder::operator=(ContactProblemBuilder&&) noexcept = default;
+
+ContactProblemBuilder::ContactProblemBuilder(const mjModel& model, const ContactDefaults& defaults)
+    : jn_rows_(std::make_unique<internal::SparseRows>()),
+      jt_rows_(std::make_unique<internal::SparseRows>()),
+      limit_rows_(std::make_unique<internal::SparseRows>()),
+      equality_rows_(std::make_unique<internal::SparseRows>()) {
   if (!(defaults.stiffness > 0) || !std::isfinite(defaults.stiffness)) {
     throw std::invalid_argument("ContactDefaults.stiffness must be positive and finite, got " +
                                 std::to_string(defaults.stiffness));
@@ -281,6 +269,7 @@ bool ContactProblemBuilder::Build(const mjModel& model, mjData* data, double h, 
   time_mujoco_ = Seconds(start);
 
   const auto assembly_start = std::chrono::steady_clock::now();
+  CalcConstraintRows(model, *data, h, problem);
   AssembleMassMatrix(*data, &problem->M);
   for (int j = 0; j < nv; ++j) mass_diagonal_[j] = problem->M.valuePtr()[mass_diagonal_index_[j]];
   SetTimeStep(h, problem);
@@ -337,54 +326,66 @@ void ContactProblemBuilder::SetTimeStep(double h, ContactProblem* problem) const
   }
 }
 
-void ContactProblemBuilder::AccumulatePointJacobian(const mjModel& model, const mjData& data, int body,
-                                                    const double point[3], const double frame[9], double sign) {
+void ContactProblemBuilder::BeginScratchRows() {
+  if (stamp_ > INT_MAX / 2) {
+    std::fill(dof_mark_.begin(), dof_mark_.end(), -1);
+    stamp_ = -1;
+  }
+  ++stamp_;
+  touched_.clear();
+}
+
+double* ContactProblemBuilder::ScratchRow(int dof) {
+  double* row = &row_values_[3 * static_cast<size_t>(dof)];
+  if (dof_mark_[dof] != stamp_) {
+    dof_mark_[dof] = stamp_;
+    row[0] = row[1] = row[2] = 0.0;
+    touched_.push_back(dof);
+  }
+  return row;
+}
+
+void ContactProblemBuilder::AccumulateBodyJacobian(const mjModel& model, const mjData& data, int body,
+                                                   const double point[3], const double frame[9], double sign,
+                                                   bool angular) {
   int dof = body_last_dof_[body];
   if (dof < 0) return;
   const double* com = data.subtree_com + 3 * model.body_rootid[body];
-  const double offset[3] = {point[0] - com[0], point[1] - com[1], point[2] - com[2]};
+  const double offset[3] = {angular ? 0.0 : point[0] - com[0], angular ? 0.0 : point[1] - com[1],
+                            angular ? 0.0 : point[2] - com[2]};
   for (; dof >= 0; dof = model.dof_parentid[dof]) {
     // cdof = (angular ω, linear v at the subtree com); the point moves with v + ω × offset.
     const double* cdof = data.cdof + 6 * dof;
     const double lin[3] = {cdof[3] + cdof[1] * offset[2] - cdof[2] * offset[1],
                            cdof[4] + cdof[2] * offset[0] - cdof[0] * offset[2],
                            cdof[5] + cdof[0] * offset[1] - cdof[1] * offset[0]};
-    double* row = &row_values_[3 * static_cast<size_t>(dof)];
-    if (dof_mark_[dof] != stamp_) {
-      dof_mark_[dof] = stamp_;
-      row[0] = row[1] = row[2] = 0.0;
-      touched_.push_back(dof);
-    }
+    const double* velocity = angular ? cdof : lin;
+    double* row = ScratchRow(dof);
     for (int r = 0; r < 3; ++r) {
       const double* axis = frame + 3 * r;
-      row[r] += sign * (axis[0] * lin[0] + axis[1] * lin[1] + axis[2] * lin[2]);
+      row[r] += sign * (axis[0] * velocity[0] + axis[1] * velocity[1] + axis[2] * velocity[2]);
     }
   }
 }
 
 void ContactProblemBuilder::AssembleJacobians(const mjModel& model, const mjData& data, ContactProblem* problem) {
   const int nv = model.nv;
-  const int nc = data.ncon;
+  const int ncon = data.ncon;
+  const int nc = ncon + limit_rows_->size();
   contacts_.resize(nc);
   problem->delta0.resize(nc);
   problem->stiffness.resize(nc);
   problem->dissipation.resize(nc);
   problem->friction.resize(nc);
-  if (stamp_ > INT_MAX / 2) {
-    std::fill(dof_mark_.begin(), dof_mark_.end(), -1);
-    stamp_ = -1;
-  }
   // Rows in CSR form, then column-major in one O(nnz) pass.
-  jn_outer_.assign(1, 0);
-  jt_outer_.assign(1, 0);
-  jn_inner_.clear();
-  jt_inner_.clear();
-  jn_values_.clear();
-  jt_values_.clear();
-  for (int i = 0; i < nc; ++i) {
+  jn_rows_->Clear();
+  jt_rows_->Clear();
+  for (int i = 0; i < ncon; ++i) {
     const mjContact& con = data.contact[i];
     const int g1 = con.geom1, g2 = con.geom2;
     ContactInfo& info = contacts_[i];
+    info.kind = ContactInfo::Kind::kGeoms;
+    info.object = -1;
     info.geom1 = g1;
     info.geom2 = g2;
     info.position = Eigen::Vector3d(con.pos[0], con.pos[1], con.pos[2]);
@@ -396,27 +397,33 @@ void ContactProblemBuilder::AssembleJacobians(const mjModel& model, const mjData
     problem->dissipation[i] = (k2 * d1 + k1 * d2) / (k1 + k2);
     problem->friction[i] = con.dim == 1 ? 0.0 : con.friction[0];
 
-    ++stamp_;
-    touched_.clear();
-    AccumulatePointJacobian(model, data, model.geom_bodyid[g2], con.pos, con.frame, +1.0);
-    AccumulatePointJacobian(model, data, model.geom_bodyid[g1], con.pos, con.frame, -1.0);
+    BeginScratchRows();
+    AccumulateBodyJacobian(model, data, model.geom_bodyid[g2], con.pos, con.frame, +1.0);
+    AccumulateBodyJacobian(model, data, model.geom_bodyid[g1], con.pos, con.frame, -1.0);
     std::sort(touched_.begin(), touched_.end());
-    for (int dof : touched_) {
-      const double* row = &row_values_[3 * static_cast<size_t>(dof)];
-      jn_inner_.push_back(dof);
-      jn_values_.push_back(row[0]);
-    }
-    jn_outer_.push_back(static_cast<int>(jn_inner_.size()));
+    for (int dof : touched_) jn_rows_->Add(dof, row_values_[3 * static_cast<size_t>(dof)]);
+    jn_rows_->EndRow();
     for (int r = 1; r <= 2; ++r) {
-      for (int dof : touched_) {
-        jt_inner_.push_back(dof);
-        jt_values_.push_back(row_values_[3 * static_cast<size_t>(dof) + r]);
-      }
-      jt_outer_.push_back(static_cast<int>(jt_inner_.size()));
+      for (int dof : touched_) jt_rows_->Add(dof, row_values_[3 * static_cast<size_t>(dof) + r]);
+      jt_rows_->EndRow();
     }
   }
-  RowsToColumns(nc, nv, jn_outer_, jn_inner_, jn_values_, &column_next_, &problem->Jn);
-  RowsToColumns(2 * nc, nv, jt_outer_, jt_inner_, jt_values_, &column_next_, &problem->Jt);
+  // Limits: frictionless contacts whose penetration is the violation; no tangent rows.
+  const internal::SparseRows& limits = *limit_rows_;
+  for (int l = 0; l < limits.size(); ++l) {
+    const int i = ncon + l;
+    contacts_[i] = limit_info_[l];
+    problem->delta0[i] = -limit_distance_[l];
+    problem->stiffness[i] = limit_stiffness_[l];
+    problem->dissipation[i] = limit_dissipation_[l];
+    problem->friction[i] = 0.0;
+    for (int k = limits.outer[l]; k < limits.outer[l + 1]; ++k) jn_rows_->Add(limits.inner[k], limits.values[k]);
+    jn_rows_->EndRow();
+    jt_rows_->EndRow();
+    jt_rows_->EndRow();
+  }
+  internal::RowsToColumns(*jn_rows_, nv, &column_next_, &problem->Jn);
+  internal::RowsToColumns(*jt_rows_, nv, &column_next_, &problem->Jt);
 }
 
 double MechanicalEnergy(const mjModel& model, mjData* data, const ContactProblem* contacts) {

@@ -241,6 +241,7 @@ StepInfo Simulator::StepTamsi() {
   info.contacts = problem_.num_contacts();
   v0_ = Eigen::Map<const Eigen::VectorXd>(data_->qvel, model_->nv);
   delta_start_ = problem_.delta0;
+  g_start_ = problem_.g0;
   std::string failure;
   for (int halvings = 0; halvings <= options_.max_halvings; ++halvings) {
     const int substeps = 1 << halvings;
@@ -271,6 +272,7 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
   v_work_ = v0_;
   builder_.SetTimeStep(h, &problem_);
   problem_.delta0 = delta_start_;
+  problem_.g0 = g_start_;
   info->iterations = 0;
   info->secant_iterations = 0;
   info->primal_dual_fallbacks = 0;
@@ -302,7 +304,8 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
       return false;
     }
     v_work_ = result_.v;
-    problem_.delta0 -= h * result_.vn;
+    problem_.delta0 -= h * result_.vn;  // limits included: they are contacts
+    if (problem_.num_constraints() > 0) problem_.g0 += h * (problem_.Jb * v_work_);
     mj_integratePos(model_.get(), q_work_.data(), v_work_.data(), h);
   }
   std::memcpy(data_->qpos, q_work_.data(), sizeof(double) * model_->nq);

@@ -14,6 +14,9 @@
 #include <vector>
 
 namespace tamsi::scenes {
+namespace internal {
+struct SparseRows;
+}
 
 /// Thrown when an MJCF model cannot be loaded (missing file, malformed XML, invalid model); what() holds MuJoCo's
 /// own message.
@@ -94,12 +97,31 @@ enum class NarrowPhase {
 /// choice holds for this call on this thread only: MuJoCo's own engine (mj_step) keeps its colliders.
 void Collide(const mjModel& model, mjData* data, NarrowPhase narrow_phase);
 
-/// One detected contact as the front end used it.
+/// One contact row of a ContactProblem as the front end built it: a contact between two geoms, or a joint or tendon
+/// limit (a frictionless contact whose penetration is the limit violation).
 struct ContactInfo {
+  enum class Kind { kGeoms, kJointLimit, kTendonLimit };
+  Kind kind{Kind::kGeoms};
+  /// kGeoms: the two geoms. Limits: geom1 = geom2 = −1 and `object` is the joint or tendon.
   int geom1{-1}, geom2{-1};
-  /// Contact point (world, m) and normal from geom1 to geom2 (world).
-  Eigen::Vector3d position, normal;
+  int object{-1};
+  /// kGeoms: contact point (world, m) and normal from geom1 to geom2 (world); zero for limits.
+  Eigen::Vector3d position{Eigen::Vector3d::Zero()}, normal{Eigen::Vector3d::Zero()};
 };
+
+/// What a Build took from MuJoCo's constraints other than contact (DESIGN.md, "Constraints of the model").
+struct ConstraintCounts {
+  /// Limit rows appended to the contacts: hinge and slide joints 2 each (lower, upper), ball joints 1 (the cone,
+  /// when rotated), limited tendons 2.
+  int joint_limits{0}, tendon_limits{0};
+  /// Bilateral rows (ContactProblem::Jb): connect 3, weld 6, joint and tendon couplings 1 each.
+  int equality_rows{0};
+};
+
+/// Parts of `model` that the TAMSI step does not take into account, one phrase each naming the element, e.g.
+/// "frictionloss of joint 'finger'" or "torsional and rolling friction (condim 6) of geom 'pad'"; empty when every
+/// force MuJoCo would apply has a counterpart in the step.
+std::vector<std::string> UnsupportedFeatures(const mjModel& model);
 
 /// Builds ContactProblems from an mjModel/mjData pair. Holds per-model tables (the dof chain of each body, per-geom
 /// contact parameters) and scratch space; reuse one object across steps.
@@ -113,10 +135,14 @@ class ContactProblemBuilder {
   /// defaults where user[0] > 0, unless the defaults' override flags are set. Throws std::invalid_argument naming the
   /// geom for a negative or non-finite value.
   ContactProblemBuilder(const mjModel& model, const ContactDefaults& defaults);
+  ~ContactProblemBuilder();
+  ContactProblemBuilder(ContactProblemBuilder&&) noexcept;
+  ContactProblemBuilder& operator=(ContactProblemBuilder&&) noexcept;
 
   /// Runs MuJoCo's position and velocity stages and actuation at the state in `data` (qpos, qvel, ctrl, act,
   /// qfrc_applied, xfrc_applied), then fills `problem` for a step of length h (s): Jn (nc × nv), Jt (2nc × nv),
-  /// δ0, k, d, μ, v0 = v_guess = qvel, and
+  /// δ0, k, d, μ (the geom contacts, then the joint and tendon limits), the bilateral rows Jb, g0, k, c of the
+  /// model's active equality constraints (constraint_rows.cc documents both), v0 = v_guess = qvel, and
   ///   M̃ = M + h D  (nv × nv, both triangles),   p* = M̃ v0 + h τ(q0, v0),
   /// where τ = qfrc_passive + qfrc_actuator + qfrc_applied + Jᵀxfrc_applied − qfrc_bias and D (diagonal, N·s/m or
   /// N·m·s/rad) holds joint damping and the velocity gains of joint actuators, taken implicitly as MuJoCo's Euler
@@ -135,8 +161,10 @@ class ContactProblemBuilder {
   /// Re-targets a problem of the last Build to a step of length h: time_step = h and M̃ = M + h D. The caller sets
   /// p* (for substeps: p* = M̃ v_k + h (τ + D (v0 − v_k)), the linearization of τ about v0).
   void SetTimeStep(double h, ContactProblem* problem) const;
-  /// The contacts of the last Build, in problem order.
+  /// The contact rows of the last Build, in problem order: the geom contacts, then the joint and tendon limits.
   const std::vector<ContactInfo>& contacts() const { return contacts_; }
+  /// The limit and equality rows of the last Build.
+  const ConstraintCounts& constraint_counts() const { return constraint_counts_; }
   /// Seconds spent in MuJoCo (kinematics, collision, bias forces) and in assembling M, Jn, Jt in the last Build.
   double time_mujoco() const { return time_mujoco_; }
   double time_assembly() const { return time_assembly_; }
@@ -149,10 +177,19 @@ class ContactProblemBuilder {
   void BuildMassPattern(const mjModel& model);
   void AssembleMassMatrix(const mjData& data, SparseMatrix* M);
   void AssembleJacobians(const mjModel& model, const mjData& data, ContactProblem* problem);
-  /// Adds sign · (the translational Jacobian of `point` moving with `body`) projected on the frame rows to the
-  /// scratch rows.
-  void AccumulatePointJacobian(const mjModel& model, const mjData& data, int body, const double point[3],
-                               const double frame[9], double sign);
+  /// Starts a new set of scratch rows (up to 3) over the dofs.
+  void BeginScratchRows();
+  /// Adds sign · (the velocity of `point` moving with `body`) projected on the 3 frame rows to the scratch rows,
+  /// or, with `angular`, sign · (the angular velocity of `body`) projected on them (`point` unused).
+  void AccumulateBodyJacobian(const mjModel& model, const mjData& data, int body, const double point[3],
+                              const double frame[9], double sign, bool angular = false);
+  /// The scratch row for `dof` (3 values), zeroed and recorded on first touch.
+  double* ScratchRow(int dof);
+  /// Joint and tendon limits (into limit_rows_ and their vectors) and equality constraints (into problem's Jb, g0,
+  /// constraint_stiffness, constraint_damping) at the positions of `data` (constraint_rows.cc).
+  void CalcConstraintRows(const mjModel& model, const mjData& data, double h, ContactProblem* problem);
+  void CalcLimitRows(const mjModel& model, const mjData& data, double h);
+  void CalcEqualityRows(const mjModel& model, const mjData& data, double h, ContactProblem* problem);
 
   std::vector<int> body_last_dof_;  // last dof of the chain that moves each body; -1 for bodies fixed to the world
   std::vector<double> geom_stiffness_, geom_dissipation_;
@@ -169,8 +206,14 @@ class ContactProblemBuilder {
   std::vector<int> mass_diagonal_index_;  // nv: position of M(i, i) among the nonzeros
   Eigen::VectorXd mass_diagonal_, damping_;
   // Jn and Jt rows in CSR form, and the next free slot of each column while they are written column-major (nv).
-  std::vector<int> jn_outer_, jn_inner_, jt_outer_, jt_inner_;
-  std::vector<double> jn_values_, jt_values_;
+  std::unique_ptr<internal::SparseRows> jn_rows_, jt_rows_;
+  // Limit rows (appended to Jn after the geom contacts): distance to the limit (m or rad, < 0 violated), the
+  // Hunt–Crossley stiffness and dissipation, and their sources. Equality rows before they become Jb.
+  std::unique_ptr<internal::SparseRows> limit_rows_, equality_rows_;
+  std::vector<double> limit_distance_, limit_stiffness_, limit_dissipation_;
+  std::vector<ContactInfo> limit_info_;
+  std::vector<double> equality_value_, equality_stiffness_, equality_damping_;
+  ConstraintCounts constraint_counts_;
   std::vector<int> column_next_;
   double time_mujoco_{0}, time_assembly_{0};
   NarrowPhase narrow_phase_{NarrowPhase::kAnalytic};

@@ -180,7 +180,7 @@ class Simulator {
   TamsiSolver solver_;
   ContactProblem problem_;
   Result result_;
-  Eigen::VectorXd v0_, delta_start_, v_work_, q_work_;
+  Eigen::VectorXd v0_, delta_start_, g_start_, v_work_, q_work_;
   RunStatistics stats_;
   ProblemSink sink_, failure_sink_;
 };
