@@ -1,4 +1,6 @@
 #include <tamsi/problem_io.h>
+#include <tamsi/scenes/control_schedule.h>
+#include <tamsi/scenes/mujoco_frontend.h>
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "run_outputs.h"
 
 namespace tamsi::cli {
 namespace {
@@ -30,6 +33,9 @@ struct RunArgs {
   Options iteration;  // the Newton iteration's options (AddIterationOptions); the solver's options start from it
   std::string keyframe;
   std::string output_path;
+  std::string contacts_path;
+  std::string control_path;
+  bool strict{false};
   std::string dump_dir;
   std::string failures_dir;
   bool quiet{false};
@@ -51,53 +57,6 @@ scenes::Simulator::ProblemSink ProblemWriter(const std::string& dir) {
     WriteProblem(problem, (std::filesystem::path(dir) / name).string());
   };
 }
-
-/// Bodies whose pose depends on a joint (the ones that move), in body order.
-std::vector<int> MovingBodies(const mjModel& model) {
-  std::vector<int> bodies;
-  for (int b = 1; b < model.nbody; ++b) {
-    int body = b;
-    while (body > 0 && model.body_dofnum[body] == 0) body = model.body_parentid[body];
-    if (body > 0) bodies.push_back(b);
-  }
-  return bodies;
-}
-
-/// The trajectory CSV of DESIGN.md: time, then per moving body position, quaternion, linear and angular velocity
-/// (world frame, SI units).
-class TrajectoryWriter {
- public:
-  TrajectoryWriter(const std::string& path, const mjModel& model) : out_(path), bodies_(MovingBodies(model)) {
-    if (!out_) throw CLI::RuntimeError("cannot write trajectory file '" + path + "'", 2);
-    out_.precision(10);
-    out_ << "time";
-    static const char* kFields[] = {"x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"};
-    for (int b : bodies_) {
-      const char* name = mj_id2name(&model, mjOBJ_BODY, b);
-      const std::string body = name ? name : "body" + std::to_string(b);
-      for (const char* field : kFields) out_ << "," << body << "_" << field;
-    }
-    out_ << "\n";
-  }
-  /// Writes the current state; the caller has refreshed the kinematics.
-  void Write(const mjModel& model, const mjData& data) {
-    out_ << data.time;
-    for (int b : bodies_) {
-      double velocity[6];  // angular, linear (world orientation, at the body origin)
-      mj_objectVelocity(&model, &data, mjOBJ_BODY, b, velocity, 0);
-      for (int k = 0; k < 3; ++k) out_ << "," << data.xpos[3 * b + k];
-      for (int k = 0; k < 4; ++k) out_ << "," << data.xquat[4 * b + k];
-      for (int k = 3; k < 6; ++k) out_ << "," << velocity[k];
-      for (int k = 0; k < 3; ++k) out_ << "," << velocity[k];
-    }
-    out_ << "\n";
-  }
-  void Flush() { out_.flush(); }
-
- private:
-  std::ofstream out_;
-  std::vector<int> bodies_;
-};
 
 std::string Format(const char* format, double value) {
   char buffer[64];
@@ -145,7 +104,10 @@ void RunScene(const RunArgs& args) {
   std::unique_ptr<scenes::Simulator> simulator;
   try {
     const int keyframe = scenes::FindKeyframe(*scene.model, args.keyframe);
-    simulator = std::make_unique<scenes::Simulator>(std::move(scene.model), options, keyframe, scene.controller);
+    scenes::Controller controller = scene.controller;
+    if (!args.control_path.empty())
+      controller = scenes::ControlSchedule(*scene.model, args.control_path).WithController(std::move(controller));
+    simulator = std::make_unique<scenes::Simulator>(std::move(scene.model), options, keyframe, std::move(controller));
   } catch (const std::invalid_argument& e) {
     throw CLI::RuntimeError(e.what(), 2);
   }
@@ -166,15 +128,17 @@ void RunScene(const RunArgs& args) {
     std::cout << "\n";
   }
   if (options.engine == scenes::Engine::kTamsi) {
-    int limited = 0;
-    int limited_tendons = 0;
-    for (int j = 0; j < model.njnt; ++j) limited += model.jnt_limited[j] ? 1 : 0;
-    for (int t = 0; t < model.ntendon; ++t) limited_tendons += model.tendon_limited[t] ? 1 : 0;
-    if (limited > 0 || limited_tendons > 0 || model.neq > 0) {
-      std::cerr << "note: the TAMSI step ignores MuJoCo's constraints here: " << limited << " joint limits, "
-                << limited_tendons << " tendon limits, " << model.neq << " equality constraints\n";
+    const std::vector<std::string> unsupported = scenes::UnsupportedFeatures(model);
+    for (const std::string& feature : unsupported)
+      std::cerr << "warning: the TAMSI step leaves out the " << feature << "\n";
+    if (args.strict && !unsupported.empty()) {
+      throw CLI::RuntimeError("--strict: the TAMSI step leaves out " + std::to_string(unsupported.size()) +
+                                  " part(s) of the model (warnings above)",
+                              2);
     }
   }
+  if (!args.contacts_path.empty() && options.engine != scenes::Engine::kTamsi)
+    throw CLI::RuntimeError("--contacts needs --solver tamsi or tamsi-oneway", 2);
 
   if (args.settle) {
     const bool settled = scenes::Settle(&sim, 1e-2, 10.0);
@@ -185,6 +149,8 @@ void RunScene(const RunArgs& args) {
     sim.ResetStatistics();
   }
 
+  std::unique_ptr<ContactWriter> contacts;
+  if (!args.contacts_path.empty()) contacts = std::make_unique<ContactWriter>(args.contacts_path);
   std::unique_ptr<TrajectoryWriter> trajectory;
   if (!args.output_path.empty()) {
     trajectory = std::make_unique<TrajectoryWriter>(args.output_path, model);
@@ -211,6 +177,7 @@ void RunScene(const RunArgs& args) {
       sim.Step();
     } catch (const scenes::StepFailedError& e) {
       if (trajectory) trajectory->Flush();
+      if (contacts) contacts->Flush();
       std::cout << sim.statistics().Report();
       throw CLI::RuntimeError(
           std::string("run stopped: ") + e.what() + (trajectory ? " (the trajectory holds every step up to it)" : ""),
@@ -222,6 +189,7 @@ void RunScene(const RunArgs& args) {
       sim.UpdateKinematics();
       trajectory->Write(model, sim.data());
     }
+    if (contacts) contacts->Write(k, sim);
     const auto now = std::chrono::steady_clock::now();
     if (!args.quiet && std::chrono::duration<double>(now - last_report).count() > 1.0) {
       last_report = now;
@@ -264,7 +232,15 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_option("--stiction-tolerance", args->stiction_tolerance, "Stiction tolerance v_s (m/s); default 1e-4")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--keyframe", args->keyframe, "Initial state: keyframe name (default: the model's first)");
-  cmd->add_option("--output", args->output_path, "Trajectory CSV (time, per moving body pose and velocity)");
+  cmd->add_option("--output", args->output_path,
+                  "Trajectory CSV: time, each moving body's pose and velocity, each joint's position and velocity, "
+                  "each actuator's force");
+  cmd->add_option("--contacts", args->contacts_path,
+                  "Contacts CSV: every contact and limit of every step (objects, point, normal, penetration, fn, ft)");
+  cmd->add_option("--control", args->control_path,
+                  "Actuator controls CSV: time, then one column per actuator name, linearly interpolated");
+  cmd->add_flag("--strict", args->strict,
+                "Exit with status 2 when the TAMSI step would leave out part of the model (see the warnings)");
   cmd->add_option("--dump-problems", args->dump_dir, "Write each step's problem as JSON into this directory");
   cmd->add_option("--dump-failures", args->failures_dir,
                   "Write the problem of every failed solve (before its substep retry) as JSON into this directory");

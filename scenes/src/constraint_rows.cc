@@ -47,9 +47,16 @@ struct Compliance {
   double stiffness, damping;
 };
 
+/// "joint 'elbow'", or for an unnamed element its number and, for a geom, its body: "geom #43 of body 'tip'".
 std::string Label(const mjModel& model, mjtObj type, int id, const char* kind) {
   const char* name = mj_id2name(&model, type, id);
-  return std::string(kind) + " " + (name ? std::string("'") + name + "'" : "#" + std::to_string(id));
+  if (name) return std::string(kind) + " '" + name + "'";
+  std::string label = std::string(kind) + " #" + std::to_string(id);
+  if (type == mjOBJ_GEOM) {
+    const char* body = mj_id2name(&model, mjOBJ_BODY, model.geom_bodyid[id]);
+    if (body) label += std::string(" of body '") + body + "'";
+  }
+  return label;
 }
 
 /// Throws std::invalid_argument naming `field` of object `id` when the parameters give no usable spring.

@@ -71,6 +71,10 @@ RunStatistics& RunStatistics::operator+=(const RunStatistics& other) {
   solves += other.solves;
   structure_reuses += other.structure_reuses;
   contacts_max = std::max(contacts_max, other.contacts_max);
+  limit_rows_max = std::max(limit_rows_max, other.limit_rows_max);
+  equality_rows_max = std::max(equality_rows_max, other.equality_rows_max);
+  limit_violation_max = std::max(limit_violation_max, other.limit_violation_max);
+  equality_violation_max = std::max(equality_violation_max, other.equality_violation_max);
   phases += other.phases;
   return *this;
 }
@@ -86,6 +90,11 @@ std::string RunStatistics::Report() const {
       << secant_iterations << " with the secant safeguard; " << primal_dual_fallbacks << " primal-dual fallbacks)\n";
   out << "retried steps    " << retried_steps << " (failed solves " << failed_solves << ")\n";
   out << "contacts         mean " << Format("%.4g", contacts_mean()) << ", max " << contacts_max << "\n";
+  if (limit_rows_max > 0 || equality_rows_max > 0) {
+    out << "constraints      " << limit_rows_max << " limit rows, " << equality_rows_max
+        << " equality rows; largest violation at a step's start: limits " << Format("%.3g", limit_violation_max)
+        << ", equalities " << Format("%.3g", equality_violation_max) << " (m or rad)\n";
+  }
   if (solves > 0) {
     out << "solver phases    residual " << Format("%.4g", phases.residual) << " s, assembly "
         << Format("%.4g", phases.assembly) << " s, factorization " << Format("%.4g", phases.factorization) << " s ("
@@ -181,6 +190,10 @@ StepInfo Simulator::Step() {
   stats_.primal_dual_fallbacks += info.primal_dual_fallbacks;
   stats_.contacts_total += info.contacts;
   stats_.contacts_max = std::max(stats_.contacts_max, info.contacts);
+  stats_.limit_rows_max = std::max(stats_.limit_rows_max, info.limit_rows);
+  stats_.equality_rows_max = std::max(stats_.equality_rows_max, info.equality_rows);
+  stats_.limit_violation_max = std::max(stats_.limit_violation_max, info.max_limit_violation);
+  stats_.equality_violation_max = std::max(stats_.equality_violation_max, info.max_equality_violation);
   if (info.substeps > 1) stats_.retried_steps += 1;
   stats_.failed_solves += info.failed_solves;
   stats_.solves += info.solves;
@@ -238,7 +251,12 @@ StepInfo Simulator::StepTamsi() {
   if (controller_) controller_(*model_, data_.get());
   BuildProblem();
   info.time_frontend = Seconds(frontend_start);
-  info.contacts = problem_.num_contacts();
+  const ConstraintCounts& counts = builder_.constraint_counts();
+  info.limit_rows = counts.joint_limits + counts.tendon_limits;
+  info.equality_rows = counts.equality_rows;
+  info.contacts = problem_.num_contacts() - info.limit_rows;
+  if (info.limit_rows > 0) info.max_limit_violation = std::max(0.0, problem_.delta0.tail(info.limit_rows).maxCoeff());
+  if (info.equality_rows > 0) info.max_equality_violation = problem_.g0.lpNorm<Eigen::Infinity>();
   v0_ = Eigen::Map<const Eigen::VectorXd>(data_->qvel, model_->nv);
   delta_start_ = problem_.delta0;
   g_start_ = problem_.g0;

@@ -64,7 +64,13 @@ struct StepInfo {
   int secant_iterations{0};
   /// Islands whose primal–dual iteration stalled and fell back to the paper's (Summary::primal_dual_fallbacks).
   int primal_dual_fallbacks{0};
+  /// Geom contacts (TAMSI: rows of Jn from collisions; MuJoCo: its contacts).
   int contacts{0};
+  /// TAMSI: the model's constraints in the step (ContactProblemBuilder::constraint_counts): joint and tendon limit
+  /// rows (frictionless contacts after the geom contacts) and equality rows (ContactProblem::Jb), and the largest
+  /// violation at the start of the step among them (m or rad, each row in its unit; 0 when none is violated).
+  int limit_rows{0}, equality_rows{0};
+  double max_limit_violation{0}, max_equality_violation{0};
   /// Solves that failed before the successful attempt.
   int failed_solves{0};
   /// TAMSI solves of the step, and how many of them kept the previous solve's structure and symbolic analyses
@@ -94,6 +100,9 @@ struct RunStatistics {
   /// TAMSI solves, and those that reused the previous structure and symbolic analyses (the hit rate).
   long long solves{0}, structure_reuses{0};
   int contacts_max{0};
+  /// The most limit and equality rows in a step, and the largest violations at a step's start (StepInfo).
+  int limit_rows_max{0}, equality_rows_max{0};
+  double limit_violation_max{0}, equality_violation_max{0};
   SolvePhases phases;
 
   double iterations_mean() const { return steps ? static_cast<double>(iterations_total) / steps : 0.0; }

@@ -1,0 +1,99 @@
+#include "run_outputs.h"
+
+#include <CLI/CLI.hpp>
+
+namespace tamsi::cli {
+namespace {
+
+std::string Name(const mjModel& model, mjtObj type, int id, const char* kind) {
+  const char* name = mj_id2name(&model, type, id);
+  return name ? name : kind + std::to_string(id);
+}
+
+std::ofstream OpenCsv(const std::string& path, const char* what) {
+  std::ofstream out(path);
+  if (!out) throw CLI::RuntimeError(std::string("cannot write ") + what + " file '" + path + "'", 2);
+  out.precision(10);
+  return out;
+}
+
+}  // namespace
+
+TrajectoryWriter::TrajectoryWriter(const std::string& path, const mjModel& model) : out_(OpenCsv(path, "trajectory")) {
+  for (int b = 1; b < model.nbody; ++b) {
+    int body = b;
+    while (body > 0 && model.body_dofnum[body] == 0) body = model.body_parentid[body];
+    if (body > 0) bodies_.push_back(b);
+  }
+  for (int j = 0; j < model.njnt; ++j)
+    if (model.jnt_type[j] != mjJNT_FREE) joints_.push_back(j);
+  out_ << "time";
+  static const char* kBodyFields[] = {"x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"};
+  for (int b : bodies_) {
+    const std::string body = Name(model, mjOBJ_BODY, b, "body");
+    for (const char* field : kBodyFields) out_ << "," << body << "_" << field;
+  }
+  for (int j : joints_) {
+    const std::string joint = Name(model, mjOBJ_JOINT, j, "joint");
+    if (model.jnt_type[j] == mjJNT_BALL) {
+      for (const char* field : {"qw", "qx", "qy", "qz", "wx", "wy", "wz"}) out_ << "," << joint << "_" << field;
+    } else {
+      out_ << "," << joint << "_q," << joint << "_v";
+    }
+  }
+  for (int a = 0; a < model.nu; ++a) out_ << "," << Name(model, mjOBJ_ACTUATOR, a, "actuator") << "_force";
+  out_ << "\n";
+}
+
+void TrajectoryWriter::Write(const mjModel& model, const mjData& data) {
+  out_ << data.time;
+  for (int b : bodies_) {
+    double velocity[6];  // angular, linear (world orientation, at the body origin)
+    mj_objectVelocity(&model, &data, mjOBJ_BODY, b, velocity, 0);
+    for (int k = 0; k < 3; ++k) out_ << "," << data.xpos[3 * b + k];
+    for (int k = 0; k < 4; ++k) out_ << "," << data.xquat[4 * b + k];
+    for (int k = 3; k < 6; ++k) out_ << "," << velocity[k];
+    for (int k = 0; k < 3; ++k) out_ << "," << velocity[k];
+  }
+  for (int j : joints_) {
+    const bool ball = model.jnt_type[j] == mjJNT_BALL;
+    const double* q = data.qpos + model.jnt_qposadr[j];
+    const double* v = data.qvel + model.jnt_dofadr[j];
+    for (int k = 0; k < (ball ? 4 : 1); ++k) out_ << "," << q[k];
+    for (int k = 0; k < (ball ? 3 : 1); ++k) out_ << "," << v[k];
+  }
+  for (int a = 0; a < model.nu; ++a) out_ << "," << data.actuator_force[a];
+  out_ << "\n";
+}
+
+ContactWriter::ContactWriter(const std::string& path) : out_(OpenCsv(path, "contacts")) {
+  out_ << "step,time,kind,object1,object2,x,y,z,nx,ny,nz,penetration,fn,ft1,ft2\n";
+}
+
+void ContactWriter::Write(long long step, const scenes::Simulator& sim) {
+  const mjModel& model = sim.model();
+  const ContactProblem& problem = sim.last_problem();
+  const Result& result = sim.last_result();
+  const std::vector<scenes::ContactInfo>& contacts = sim.builder().contacts();
+  for (size_t i = 0; i < contacts.size(); ++i) {
+    const scenes::ContactInfo& c = contacts[i];
+    out_ << step << "," << sim.time() << ",";
+    switch (c.kind) {
+      case scenes::ContactInfo::Kind::kGeoms:
+        out_ << "geoms," << Name(model, mjOBJ_GEOM, c.geom1, "geom") << "," << Name(model, mjOBJ_GEOM, c.geom2, "geom");
+        break;
+      case scenes::ContactInfo::Kind::kJointLimit:
+        out_ << "joint_limit," << Name(model, mjOBJ_JOINT, c.object, "joint") << ",";
+        break;
+      case scenes::ContactInfo::Kind::kTendonLimit:
+        out_ << "tendon_limit," << Name(model, mjOBJ_TENDON, c.object, "tendon") << ",";
+        break;
+    }
+    for (int k = 0; k < 3; ++k) out_ << "," << c.position[k];
+    for (int k = 0; k < 3; ++k) out_ << "," << c.normal[k];
+    out_ << "," << problem.delta0[i] << "," << result.fn[i] << "," << result.ft[2 * i] << "," << result.ft[2 * i + 1]
+         << "\n";
+  }
+}
+
+}  // namespace tamsi::cli

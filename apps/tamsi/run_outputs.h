@@ -1,0 +1,48 @@
+#pragma once
+/// @file
+/// The CSV outputs of `tamsi run`: the trajectory (--output) and every contact of every step (--contacts).
+
+#include <tamsi/scenes/simulator.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace tamsi::cli {
+
+/// The trajectory CSV: `time`, then for each moving body its position (m), quaternion, linear and angular velocity
+/// (world frame, m/s and rad/s) as `<body>_x … <body>_wz`; for each hinge, slide and ball joint its position
+/// (`<joint>_q`, rad or m; a ball joint's quaternion `<joint>_qw … _qz`) and velocity (`<joint>_v`; a ball joint's
+/// local angular velocity `<joint>_wx … _wz`); and each actuator's force `<actuator>_force` (N or N·m, MuJoCo's
+/// actuator_force). Free joints are the bodies' columns. Unnamed elements are `body3`, `joint2`, `actuator0`.
+class TrajectoryWriter {
+ public:
+  /// Throws CLI::RuntimeError (exit status 2) when the file cannot be written.
+  TrajectoryWriter(const std::string& path, const mjModel& model);
+  /// Writes the current state; the caller has refreshed the kinematics (Simulator::UpdateKinematics).
+  void Write(const mjModel& model, const mjData& data);
+  void Flush() { out_.flush(); }
+
+ private:
+  std::ofstream out_;
+  std::vector<int> bodies_, joints_;
+};
+
+/// The contacts CSV: one row per contact row of every TAMSI step, `step,time,kind,object1,object2,x,y,z,nx,ny,nz,
+/// penetration,fn,ft1,ft2`. kind is `geoms` (object1/object2 the geom names, point and normal from geom1 to geom2,
+/// world frame, m), `joint_limit` or `tendon_limit` (object1 the joint or tendon, object2 empty, point and normal
+/// zero). penetration is δ at the end of the step, δ0 − h vn (m, or rad for a hinge limit), the value fn (N, or N·m)
+/// comes from; ft1, ft2 the friction force along the contact frame's tangents (N). time is the step's end.
+class ContactWriter {
+ public:
+  /// Throws CLI::RuntimeError (exit status 2) when the file cannot be written.
+  explicit ContactWriter(const std::string& path);
+  /// The contacts of the step `sim` just took (its last problem and result).
+  void Write(long long step, const scenes::Simulator& sim);
+  void Flush() { out_.flush(); }
+
+ private:
+  std::ofstream out_;
+};
+
+}  // namespace tamsi::cli

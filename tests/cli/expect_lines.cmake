@@ -1,0 +1,18 @@
+# ctest driver: passes only if FILE exists and every regular expression in PATTERNS (a ;-separated list) matches a
+# line of it.
+if(NOT EXISTS "${FILE}")
+  message(FATAL_ERROR "${FILE} was not written")
+endif()
+file(STRINGS "${FILE}" lines)
+foreach(pattern IN LISTS PATTERNS)
+  set(found FALSE)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "${pattern}")
+      set(found TRUE)
+      break()
+    endif()
+  endforeach()
+  if(NOT found)
+    message(FATAL_ERROR "no line of ${FILE} matches '${pattern}'")
+  endif()
+endforeach()
