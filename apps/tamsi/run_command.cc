@@ -190,6 +190,7 @@ void RunScene(const RunArgs& args) {
       trajectory->Write(model, sim.data());
     }
     if (contacts) contacts->Write(k, sim);
+    if (scene.checks) scene.checks->Observe(model, sim.data());
     const auto now = std::chrono::steady_clock::now();
     if (!args.quiet && std::chrono::duration<double>(now - last_report).count() > 1.0) {
       last_report = now;
@@ -200,6 +201,14 @@ void RunScene(const RunArgs& args) {
     }
   }
   std::cout << sim.statistics().Report();
+  if (!scene.checks) return;
+  int failed = 0;
+  for (const scenes::CheckResult& check : scene.checks->Results()) {
+    std::cout << "check            " << (check.passed ? "PASS " : "FAIL ") << check.name << " "
+              << Format("%.3g", check.value) << " (bound " << Format("%.3g", check.bound) << ")\n";
+    failed += !check.passed;
+  }
+  if (failed > 0) throw CLI::RuntimeError(std::to_string(failed) + " of the scene's checks failed", 1);
 }
 
 }  // namespace

@@ -6,5 +6,6 @@ namespace tamsi::scenes::internal {
 
 extern const char kBoxStickSlipMjcf[];
 extern const char kGripperMugShakeMjcf[];
+extern const char kRobotiqGraspMjcf[];
 
 }  // namespace tamsi::scenes::internal

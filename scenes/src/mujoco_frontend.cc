@@ -134,9 +134,10 @@ ModelPtr LoadModelFromFile(const std::string& path) {
   return LoadMjcf(text.str(), path, path);
 }
 
-ModelPtr LoadModelFromString(const std::string& xml, const std::string& name) {
+ModelPtr LoadModelFromString(const std::string& xml, const std::string& name, const std::string& directory) {
   InstallMujocoHandlers();
-  return LoadMjcf(xml, name + ".xml", name);
+  const std::string file = name + ".xml";
+  return LoadMjcf(xml, directory.empty() ? file : (std::filesystem::path(directory) / file).string(), name);
 }
 
 ContactDefaults PenetrationAllowanceDefaults(const mjModel& model, double allowance) {

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <sstream>
 
 #include "embedded_models.h"
+#include "robot_scenes.h"
 
 namespace tamsi::scenes {
 namespace {
@@ -92,6 +94,8 @@ const std::vector<SceneDescription>& BuiltinScenes() {
       {kBoxStickSlip,
        "0.33 kg box on a plane, mu = 1, pushed by 4 N sin(2 pi t): periodic stick-slip (paper Sec. IV-A)"},
       {kClutterBin, "N free boxes, spheres, capsules, cylinders (2-6 cm, 50-300 g) dropped into a bin (--bodies N)"},
+      {internal::kRobotiqGrasp,
+       "Menagerie Robotiq 2F-85 closing on a 50 mm, 100 g box whose weight then pulls sideways: friction holds it"},
   };
   return scenes;
 }
@@ -102,6 +106,7 @@ Scene LoadScene(const std::string& name_or_path, const SceneOptions& options) {
   if (name_or_path == kGripperMugShake) return GripperMugShake();
   if (name_or_path == kBoxStickSlip) return BoxStickSlip();
   if (name_or_path == kClutterBin) return ClutterBin(options);
+  if (name_or_path == internal::kRobotiqGrasp) return internal::RobotiqGrasp();
   const std::filesystem::path path(name_or_path);
   std::error_code ec;
   const bool looks_like_file = path.has_extension() || path.has_parent_path() || std::filesystem::exists(path, ec);
@@ -200,6 +205,13 @@ std::string ClutterBinXml(int num_bodies, std::uint32_t seed, bool thrown) {
   if (thrown) xml << "  <keyframe>\n    <key name=\"thrown\"/>\n  </keyframe>\n";
   xml << "</mujoco>\n";
   return xml.str();
+}
+
+std::string ModelsDirectory() {
+  std::error_code ec;
+  if (const char* env = std::getenv("TAMSI_MODELS_DIR"); env && *env) return env;
+  if (std::filesystem::is_directory(TAMSI_INSTALL_MODELS_DIR, ec)) return TAMSI_INSTALL_MODELS_DIR;
+  return TAMSI_SOURCE_MODELS_DIR;
 }
 
 bool Settle(Simulator* simulator, double speed, double max_time) {

@@ -48,9 +48,10 @@ std::string LastMujocoWarning();
 
 /// Loads an MJCF (or URDF) file. Throws ModelLoadError naming the file and MuJoCo's reason.
 ModelPtr LoadModelFromFile(const std::string& path);
-/// Compiles MJCF text held in memory (the built-in scenes). `name` is used in error messages only.
+/// Compiles MJCF text held in memory (the built-in scenes). `name` is used in error messages; with `directory`, the
+/// text is compiled as if it were the file `directory`/`name`.xml, so its includes and mesh files resolve there.
 /// Throws ModelLoadError.
-ModelPtr LoadModelFromString(const std::string& xml, const std::string& name);
+ModelPtr LoadModelFromString(const std::string& xml, const std::string& name, const std::string& directory = "");
 
 /// Per-geom Hunt–Crossley parameters used where a geom's MJCF `user` data does not give them.
 struct ContactDefaults {

@@ -7,6 +7,7 @@
 #include <tamsi/scenes/simulator.h>
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,6 +40,21 @@ struct SceneOptions {
   double clutter_drop_speed{0.0};
 };
 
+/// One success criterion of a scene: a measured value against its bound.
+struct CheckResult {
+  std::string name;  // what is measured, with its unit, e.g. "box slip along gravity while held (m)"
+  double value{0}, bound{0};
+  bool passed{false};
+};
+
+/// A scene's success checks: Observe() after every step of a run (from its start), then Results().
+class SceneChecks {
+ public:
+  virtual ~SceneChecks() = default;
+  virtual void Observe(const mjModel& model, const mjData& data) = 0;
+  virtual std::vector<CheckResult> Results() const = 0;
+};
+
 /// A model ready to simulate: the compiled model, its controller, and the scene's defaults.
 struct Scene {
   std::string name;
@@ -50,12 +66,18 @@ struct Scene {
   /// The scene's stiction tolerance v_s (m/s) and default duration (s).
   double stiction_tolerance{1e-4};
   double duration{1.0};
+  /// The scene's success checks; null when it has none.
+  std::shared_ptr<SceneChecks> checks;
 };
 
 /// Loads a built-in scene by name, or else an MJCF/URDF file by path. Throws UnknownSceneError for a name that is
 /// neither (listing the built-in names), ModelLoadError for a file MuJoCo cannot load, std::invalid_argument for
 /// invalid options.
 Scene LoadScene(const std::string& name_or_path, const SceneOptions& options = SceneOptions());
+
+/// Where the scenes' model files live (the Menagerie robots): $TAMSI_MODELS_DIR when set, else the installed
+/// share/tamsi/models when it exists, else the source tree's scenes/models.
+std::string ModelsDirectory();
 
 /// Geoms without `user` data in a model loaded from a file get Drake's paper-era heuristic with this penetration
 /// allowance (m): see PenetrationAllowanceDefaults.
@@ -77,6 +99,16 @@ struct GripperMugParameters {
   static double Omega();
   /// The shaking force on translate_joint (N) at time t (s).
   static double ShakeForce(double t);
+};
+
+/// robotiq_grasp: the Menagerie 2F-85 closes on a 50 mm, 100 g box (ctrl ramped 0 → 255 over kCloseTime); from
+/// kLoadTime the box's weight pulls it along −y, sideways to the closing direction, so only friction holds it.
+/// Checks: the box slips less than kMaxSlip along −y from kLoadTime on, and stays within kMaxOffset of the
+/// centre between the pads (x).
+struct RobotiqGraspParameters {
+  static constexpr double kBoxMass = 0.1, kGravity = 9.81;
+  static constexpr double kCloseTime = 0.4, kLoadTime = 0.6, kDuration = 2.0;
+  static constexpr double kMaxSlip = 5e-3, kMaxOffset = 5e-3;
 };
 
 /// MJCF text of clutter_bin: `num_bodies` free boxes, spheres, capsules and cylinders (2–6 cm, 50–300 g, drawn from

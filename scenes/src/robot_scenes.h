@@ -1,0 +1,13 @@
+#pragma once
+/// @file
+/// Internal: the built-in scenes with Menagerie robots (robot_scenes.cc), registered by scene_library.cc.
+
+#include <tamsi/scenes/scene_library.h>
+
+namespace tamsi::scenes::internal {
+
+inline constexpr char kRobotiqGrasp[] = "robotiq_grasp";
+
+Scene RobotiqGrasp();
+
+}  // namespace tamsi::scenes::internal
