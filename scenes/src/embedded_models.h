@@ -7,5 +7,6 @@ namespace tamsi::scenes::internal {
 extern const char kBoxStickSlipMjcf[];
 extern const char kGripperMugShakeMjcf[];
 extern const char kRobotiqGraspMjcf[];
+extern const char kAllegroMugMjcf[];
 
 }  // namespace tamsi::scenes::internal

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
+#include <memory>
 
 #include "embedded_models.h"
 
@@ -38,7 +40,84 @@ class RobotiqGraspChecks : public SceneChecks {
   double y_load_{std::nan("")}, slip_{0}, offset_{0};
 };
 
+/// allegro_mug's checks: the mug's drift from its place when the twists start, and the smallest turn per twist.
+class AllegroMugChecks : public SceneChecks {
+ public:
+  explicit AllegroMugChecks(int mug) : mug_(mug) {}
+  void Observe(const mjModel&, const mjData& data) override {
+    using P = AllegroMugParameters;
+    if (data.time < P::kTwistStart) return;
+    const double* p = data.xpos + 3 * mug_;
+    const double* q = data.xquat + 4 * mug_;
+    if (phase_ < 0) std::copy(p, p + 3, start_);
+    drift_ = std::max(drift_, std::hypot(p[0] - start_[0], p[1] - start_[1], p[2] - start_[2]));
+    // At a phase change, last_ holds the orientation at the end of the twist that just finished.
+    const int phase = static_cast<int>((data.time - P::kTwistStart) / P::kTwistTime);
+    if (phase != phase_ && phase_ >= 1) {
+      double inverse[4], relative[4], rotation[3];
+      mju_negQuat(inverse, previous_end_);
+      mju_mulQuat(relative, last_, inverse);
+      mju_quat2Vel(rotation, relative, 1.0);
+      min_twist_ = std::min(min_twist_, mju_norm3(rotation));
+    }
+    if (phase != phase_ && phase_ >= 0) std::copy(last_, last_ + 4, previous_end_);
+    phase_ = phase;
+    std::copy(q, q + 4, last_);
+  }
+  std::vector<CheckResult> Results() const override {
+    using P = AllegroMugParameters;
+    const double twist = std::isinf(min_twist_) ? 0.0 : min_twist_;
+    return {{"mug drift from its place in the hand (m)", drift_, P::kMaxDrift, drift_ < P::kMaxDrift},
+            {"smallest turn of the mug per twist (rad, at least)", twist, P::kMinTwist, twist >= P::kMinTwist}};
+  }
+
+ private:
+  int mug_;
+  int phase_{-1};
+  double start_[3]{}, last_[4]{1, 0, 0, 0}, previous_end_[4]{1, 0, 0, 0};
+  double drift_{0}, min_twist_{std::numeric_limits<double>::infinity()};
+};
+
 }  // namespace
+
+Scene AllegroMug() {
+  using P = AllegroMugParameters;
+  Scene scene;
+  scene.name = kAllegroMug;
+  scene.model =
+      LoadModelFromString(kAllegroMugMjcf, kAllegroMug,
+                          (std::filesystem::path(ModelsDirectory()) / "menagerie" / "wonik_allegro").string());
+  if (scene.model->nu != 16) throw std::logic_error("allegro_mug: expected the hand's 16 actuators");
+  const int mug = Id(*scene.model, mjOBJ_BODY, "mug");
+  // q_c: the joint positions the grasp reached, recorded once at kTwistStart.
+  auto closed = std::make_shared<std::vector<double>>();
+  scene.controller = [closed](const mjModel&, mjData* data) {
+    const double t = data->time;
+    double target[16] = {0};
+    target[12] = 0.263;  // the thumb base's lowest position
+    if (t >= P::kThumbTime) {
+      target[12] = 1.396;
+      target[13] = 0.3;
+    }
+    if (t >= P::kGraspTime) std::copy(P::kGraspPose, P::kGraspPose + 16, target);
+    if (t >= P::kTwistStart) {
+      if (closed->empty()) closed->assign(data->qpos, data->qpos + 16);
+      std::copy(closed->begin(), closed->begin() + 12, target);
+      const double middle[3] = {0.1, 0.1, 0.05}, twist[3] = {0.6, 0.18, 0.3};
+      const bool index = std::fmod(t - P::kTwistStart, 2 * P::kTwistTime) < P::kTwistTime;
+      for (int k = 0; k < 3; ++k) {
+        target[5 + k] += middle[k];
+        target[(index ? 1 : 9) + k] += twist[k];
+      }
+    }
+    std::copy(target, target + 16, data->ctrl);
+  };
+  scene.contact = PenetrationAllowanceDefaults(*scene.model, kDefaultPenetrationAllowance);
+  scene.stiction_tolerance = 1e-3;
+  scene.duration = P::kDuration;
+  scene.checks = std::make_shared<AllegroMugChecks>(mug);
+  return scene;
+}
 
 Scene RobotiqGrasp() {
   using P = RobotiqGraspParameters;

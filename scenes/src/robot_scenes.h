@@ -7,7 +7,9 @@
 namespace tamsi::scenes::internal {
 
 inline constexpr char kRobotiqGrasp[] = "robotiq_grasp";
+inline constexpr char kAllegroMug[] = "allegro_mug";
 
 Scene RobotiqGrasp();
+Scene AllegroMug();
 
 }  // namespace tamsi::scenes::internal

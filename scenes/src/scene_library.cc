@@ -94,6 +94,9 @@ const std::vector<SceneDescription>& BuiltinScenes() {
       {kBoxStickSlip,
        "0.33 kg box on a plane, mu = 1, pushed by 4 N sin(2 pi t): periodic stick-slip (paper Sec. IV-A)"},
       {kClutterBin, "N free boxes, spheres, capsules, cylinders (2-6 cm, 50-300 g) dropped into a bin (--bodies N)"},
+      {internal::kAllegroMug,
+       "Menagerie Allegro hand holding a 94 g mug and twisting it back and forth, no gravity, h = 0.7 ms (paper Sec. "
+       "VI-B)"},
       {internal::kRobotiqGrasp,
        "Menagerie Robotiq 2F-85 closing on a 50 mm, 100 g box whose weight then pulls sideways: friction holds it"},
   };
@@ -107,6 +110,7 @@ Scene LoadScene(const std::string& name_or_path, const SceneOptions& options) {
   if (name_or_path == kBoxStickSlip) return BoxStickSlip();
   if (name_or_path == kClutterBin) return ClutterBin(options);
   if (name_or_path == internal::kRobotiqGrasp) return internal::RobotiqGrasp();
+  if (name_or_path == internal::kAllegroMug) return internal::AllegroMug();
   const std::filesystem::path path(name_or_path);
   std::error_code ec;
   const bool looks_like_file = path.has_extension() || path.has_parent_path() || std::filesystem::exists(path, ec);

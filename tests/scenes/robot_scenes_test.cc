@@ -3,7 +3,10 @@
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
+#include <algorithm>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace tamsi::scenes {
 namespace {
@@ -39,6 +42,32 @@ TEST(RobotiqGrasp, ChecksFailWhenTheLinkagesAreLeftOut) {
   bool any_failed = false;
   for (const CheckResult& check : RunChecks(std::move(scene), Engine::kTamsi)) any_failed |= !check.passed;
   EXPECT_TRUE(any_failed);
+}
+
+TEST(AllegroMug, TheHandHoldsTheMugAndTwistsItBackAndForth) {
+  for (Engine engine : {Engine::kTamsi, Engine::kMujoco}) {
+    for (const CheckResult& check : RunChecks(LoadScene("allegro_mug"), engine)) {
+      EXPECT_TRUE(check.passed) << check.name << " = " << check.value << " (bound " << check.bound << ")"
+                                << (engine == Engine::kTamsi ? " tamsi" : " mujoco");
+    }
+  }
+}
+
+// With the fingers' twist commands taken out (the hand holds q_c), the twist check sees no turn.
+TEST(AllegroMug, TheTwistCheckSeesAHandThatDoesNotTwist) {
+  Scene scene = LoadScene("allegro_mug");
+  Controller script = scene.controller;
+  auto held = std::make_shared<std::vector<double>>();
+  scene.controller = [script, held](const mjModel& model, mjData* data) {
+    script(model, data);
+    if (data->time < AllegroMugParameters::kTwistStart) return;
+    if (held->empty()) held->assign(data->ctrl, data->ctrl + 16);
+    std::copy(held->begin(), held->end(), data->ctrl);
+  };
+  const std::vector<CheckResult> results = RunChecks(std::move(scene), Engine::kTamsi);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_TRUE(results[0].passed);   // held
+  EXPECT_FALSE(results[1].passed);  // not twisted
 }
 
 }  // namespace

@@ -111,6 +111,21 @@ struct RobotiqGraspParameters {
   static constexpr double kMaxSlip = 5e-3, kMaxOffset = 5e-3;
 };
 
+/// allegro_mug (paper Sec. VI-B, Drake's open-loop twisting script with the Menagerie hand): no gravity, h = 0.7 ms,
+/// penetration allowance 1 mm and v_s = 1e-3 m/s (the paper era's defaults). The hand opens, closes its thumb at
+/// kThumbTime, takes the grasp pose at kGraspTime (joint targets in kGraspPose, model order ff, mf, rf, th), records
+/// the joint positions q_c it reached at kTwistStart, then alternates every kTwistTime between q_c + 0.1 (1, 1, 0.5) on
+/// the middle finger's joints 1–3 with the index finger's joints 1–3 at + 0.6 (1, 0.3, 0.5), and the same with the
+/// ring finger instead of the index, the thumb held at its grasp pose. Checks: the mug stays within kMaxDrift of
+/// where it was at kTwistStart, and each twist turns it by at least kMinTwist (the angle between its orientations at
+/// the ends of consecutive twists).
+struct AllegroMugParameters {
+  static constexpr double kThumbTime = 0.3, kGraspTime = 0.6, kTwistStart = 1.2, kTwistTime = 1.0, kDuration = 15.0;
+  static constexpr double kGraspPose[16] = {0.08, 0.9, 0.75, 1.5, 0.1,   0.9,  0.75, 1.5,
+                                            0.12, 0.9, 0.75, 1.5, 1.396, 0.85, 0.0,  1.3};
+  static constexpr double kMaxDrift = 0.02, kMinTwist = 0.05;
+};
+
 /// MJCF text of clutter_bin: `num_bodies` free boxes, spheres, capsules and cylinders (2–6 cm, 50–300 g, drawn from
 /// `seed`) above a bin, dropped under gravity; timestep 2 ms; per-geom k = 2e4 N/m, d = 10 s/m. `thrown`: declares a
 /// keyframe "thrown" at the initial poses, whose velocities LoadScene sets from SceneOptions::clutter_drop_speed.
