@@ -393,7 +393,10 @@ void ContactProblemBuilder::AssembleJacobians(const mjModel& model, const mjData
     info.normal = Eigen::Vector3d(con.frame[0], con.frame[1], con.frame[2]);
     const double k1 = geom_stiffness_[g1], k2 = geom_stiffness_[g2];
     const double d1 = geom_dissipation_[g1], d2 = geom_dissipation_[g2];
-    problem->delta0[i] = -con.dist;
+    // MuJoCo 2.2.2's box–box collider reports half the overlap along the normal (face, edge and corner contacts
+    // alike; the contact point is the midpoint of the overlap): take the overlap itself.
+    const bool box_box = model.geom_type[g1] == mjGEOM_BOX && model.geom_type[g2] == mjGEOM_BOX;
+    problem->delta0[i] = box_box ? -2.0 * con.dist : -con.dist;
     problem->stiffness[i] = k1 * k2 / (k1 + k2);
     problem->dissipation[i] = (k2 * d1 + k1 * d2) / (k1 + k2);
     problem->friction[i] = con.dim == 1 ? 0.0 : con.friction[0];

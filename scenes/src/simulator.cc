@@ -207,9 +207,15 @@ void Simulator::BuildProblem() {
 }
 
 void Simulator::SizeMujocoConstraints(int contacts) {
-  model_->nconmax = std::max(model_->nconmax, static_cast<int>(std::ceil(1.2 * contacts)) + 32);
-  // At least MuJoCo's default of 500 rows (the loader declared one).
-  model_->njmax = std::max({model_->njmax, 500, 4 * model_->nconmax + 6 * model_->neq + model_->njnt});
+  // Room for `contacts` and a fifth more; the model's own <size> (nconmax, njmax) is kept where it is larger.
+  const int wanted = static_cast<int>(std::ceil(1.2 * contacts)) + 32;
+  model_->nconmax = std::max(model_->nconmax, wanted);
+  // At least MuJoCo's default of 500 rows (the loader declared one), 4 rows per pyramidal contact.
+  model_->njmax = std::max({model_->njmax, 500, 4 * wanted + 6 * model_->neq + model_->njnt});
+  CheckMujocoConstraintBuffer(contacts);
+}
+
+void Simulator::CheckMujocoConstraintBuffer(int contacts) const {
   const double njmax = model_->njmax, nv = model_->nv;
   const double efc_bytes = 12.0 * njmax * njmax + 24.0 * njmax * nv;
   if (efc_bytes > static_cast<double>(INT_MAX)) {
@@ -361,7 +367,12 @@ StepInfo Simulator::StepMujoco() {
         // The buffers were sized from the first state's contacts (a bin dropped from above has none): double them
         // and take the step again, as TAMSI's front end grows its contact list.
         try {
-          SizeMujocoConstraints(2 * model_->nconmax);
+          if (warning == mjWARN_CONTACTFULL) {
+            SizeMujocoConstraints(2 * model_->nconmax);
+          } else {
+            model_->njmax *= 2;
+            CheckMujocoConstraintBuffer(model_->nconmax);
+          }
         } catch (const std::invalid_argument& e) {
           throw StepFailedError("step " + std::to_string(stats_.steps) + " at t = " + std::to_string(time) +
                                 " s: " + e.what());

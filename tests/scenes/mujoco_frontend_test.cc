@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -254,6 +255,42 @@ TEST(FrontEnd, PenetrationAllowanceHeuristicMatchesThePaperEraGripper) {
   const ContactDefaults defaults = PenetrationAllowanceDefaults(*model, 1e-2);
   EXPECT_NEAR(defaults.stiffness / 2, 970.09, 0.01);
   EXPECT_NEAR(defaults.dissipation, 3.1928, 1e-4);
+}
+
+// A box pressed into a box (the floor) in random orientations: δ0 is the true overlap, the depth of its lowest corner
+// below the floor's top face, which MuJoCo 2.2.2's box–box collider reports at half.
+TEST(FrontEnd, BoxBoxPenetrationIsTheTrueOverlap) {
+  ModelPtr model = LoadModelFromString(R"(
+<mujoco><worldbody>
+  <geom name="floor" type="box" size="0.5 0.5 0.05" pos="0 0 -0.05"/>
+  <body name="b"><freejoint/><geom type="box" size="0.05 0.03 0.02"/></body>
+</worldbody></mujoco>)",
+                                       "box_on_box");
+  const mjModel& m = *model;
+  DataPtr data(mj_makeData(model.get()));
+  ContactProblemBuilder builder(m, ContactDefaults());
+  std::mt19937 rng(3);
+  std::normal_distribution<double> normal;
+  const double half[3] = {0.05, 0.03, 0.02};
+  for (int trial = 0; trial < 12; ++trial) {
+    double* q = data->qpos + 3;
+    for (int k = 0; k < 4; ++k) q[k] = normal(rng);
+    mju_normalize4(q);
+    data->qpos[2] = 0.0;
+    mj_kinematics(&m, data.get());
+    double lowest = 1e9;
+    for (int c = 0; c < 8; ++c) {
+      double z = data->geom_xpos[3 * 1 + 2];
+      for (int k = 0; k < 3; ++k) z += data->geom_xmat[9 * 1 + 6 + k] * ((c >> k) & 1 ? 1 : -1) * half[k];
+      lowest = std::min(lowest, z);
+    }
+    const double depth = 0.004 * (1 + trial % 3);
+    data->qpos[2] = -lowest - depth;
+    ContactProblem problem;
+    ASSERT_TRUE(builder.Build(m, data.get(), 1e-3, &problem));
+    ASSERT_GT(problem.num_contacts(), 0);
+    EXPECT_NEAR(problem.delta0.maxCoeff(), depth, 1e-9) << "trial " << trial;
+  }
 }
 
 TEST(FrontEnd, LoadErrorsNameTheProblem) {

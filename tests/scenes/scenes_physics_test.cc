@@ -439,6 +439,27 @@ TEST(ClutterBin, MujocosEngineGrowsItsBuffersWhenADroppedBinLands) {
   EXPECT_EQ(sim.statistics().steps, 150);
 }
 
+// A model's own <size> is kept: MuJoCo's engine runs it with the constraint rows it declares (sizing from its large
+// nconmax instead, 4 rows a contact, rejected such models as too big for MuJoCo's 32-bit buffer).
+TEST(Simulator, MujocosEngineKeepsTheModelsOwnSizes) {
+  ModelPtr model = LoadModelFromString(R"(
+<mujoco>
+  <size njmax="3000" nconmax="2000"/>
+  <worldbody>
+    <geom type="plane" size="1 1 0.1"/>
+    <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.05 0.05 0.05"/></body>
+  </worldbody>
+</mujoco>)",
+                                       "sized");
+  SimulatorOptions options;
+  options.engine = Engine::kMujoco;
+  Simulator sim(std::move(model), options, -1);
+  EXPECT_EQ(sim.model().njmax, 3000);
+  EXPECT_EQ(sim.model().nconmax, 2000);
+  for (int n = 0; n < 100; ++n) sim.Step();
+  EXPECT_GT(sim.statistics().contacts_max, 0);
+}
+
 TEST(SceneLibrary, UnknownNamesAndMissingFilesAreRejected) {
   EXPECT_THROW(LoadScene("no_such_scene"), UnknownSceneError);
   EXPECT_THROW(LoadScene("/no/such/model.xml"), ModelLoadError);

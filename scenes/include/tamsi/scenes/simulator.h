@@ -175,8 +175,10 @@ class Simulator {
   /// TAMSI's front end: doubles the contact list (RemakeData).
   void GrowContactList();
   /// MuJoCo's engine: sizes its contact list and constraint buffer for `contacts` contacts (pyramidal cones, 4 rows
-  /// each); throws std::invalid_argument when the buffer would pass MuJoCo 2.2.2's 32-bit size.
+  /// each), keeping the model's own larger sizes; throws std::invalid_argument when the buffer would pass MuJoCo
+  /// 2.2.2's 32-bit size (CheckMujocoConstraintBuffer).
   void SizeMujocoConstraints(int contacts);
+  void CheckMujocoConstraintBuffer(int contacts) const;
   /// A fresh mjData for the current model sizes, with the state (and warm start) of the old one.
   void RemakeData();
 
