@@ -225,8 +225,8 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_option("--mujoco-solver", args->mujoco_solver, "With --solver mujoco: newton, cg or pgs (default: model's)")
       ->check(CLI::IsMember({"newton", "cg", "pgs"}));
   cmd->add_option("--narrow-phase", args->narrow_phase,
-                  "Sphere-cylinder contacts of the TAMSI front end: analytic (closed form, default) or mujoco "
-                  "(MuJoCo 2.2.2's MPR)")
+                  "Sphere-cylinder and plane-mesh contacts of the TAMSI front end: analytic (closed form; every hull "
+                  "vertex at a plane; default) or mujoco (MuJoCo 2.2.2's own colliders)")
       ->check(CLI::IsMember({"analytic", "mujoco"}));
   cmd->add_option("--threads", args->threads, "Solver threads (0: all hardware threads)")
       ->check(CLI::NonNegativeNumber);

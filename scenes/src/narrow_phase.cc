@@ -56,18 +56,70 @@ int AnalyticSphereCylinder(const mjModel* m, const mjData* d, mjContact* con, in
   return 1;
 }
 
+// MuJoCo's entry for plane–mesh pairs (2.2.2: its deepest hull vertex and up to a few more), before ours.
+mjfCollision mujoco_plane_mesh = nullptr;
+
+// Plane geom g1 against the convex hull of mesh geom g2: every hull vertex closer to the plane than `margin` is a
+// contact (dist its signed height above the plane, pos midway between it and the plane, normal the plane's z axis
+// toward the mesh), so a hull resting on a face is held at every corner of that face, as a box is, and each contact's
+// force starts from zero as its vertex reaches the plane. Beyond mjMAXCONPAIR candidates the deepest are kept.
+// Without a hull (mesh_graphadr = −1) every vertex of the mesh is a candidate.
+int SupportPlaneMesh(const mjModel* m, const mjData* d, mjContact* con, int g1, int g2, mjtNum margin) {
+  const int mesh = m->geom_dataid[g2];
+  if (mesh < 0) return 0;
+  const mjtNum* plane = d->geom_xmat + 9 * g1;
+  const mjtNum normal[3] = {plane[2], plane[5], plane[8]};  // the plane's z axis
+  const mjtNum* rotation = d->geom_xmat + 9 * g2;
+  const float* vertices = m->mesh_vert + 3 * m->mesh_vertadr[mesh];
+  const int* graph = m->mesh_graphadr[mesh] >= 0 ? m->mesh_graph + m->mesh_graphadr[mesh] : nullptr;
+  const int count = graph ? graph[0] : m->mesh_vertnum[mesh];
+  const int* hull = graph ? graph + 2 + count : nullptr;  // the hull vertices' ids in the mesh
+  int n = 0;
+  for (int i = 0; i < count; ++i) {
+    const float* v = vertices + 3 * (hull ? hull[i] : i);
+    const mjtNum local[3] = {v[0], v[1], v[2]};
+    mjtNum p[3], offset[3];
+    mju_rotVecMat(p, local, rotation);
+    mju_addTo3(p, d->geom_xpos + 3 * g2);
+    mju_sub3(offset, p, d->geom_xpos + 3 * g1);
+    const mjtNum dist = mju_dot3(offset, normal);
+    if (dist >= margin) continue;
+    int slot = n;
+    if (n == mjMAXCONPAIR) {  // full: replace the shallowest if this one is deeper
+      slot = 0;
+      for (int j = 1; j < n; ++j)
+        if (con[j].dist > con[slot].dist) slot = j;
+      if (dist >= con[slot].dist) continue;
+    } else {
+      ++n;
+    }
+    con[slot].dist = dist;
+    mju_copy3(con[slot].frame, normal);
+    mju_addScl3(con[slot].pos, p, normal, -0.5 * dist);
+  }
+  return n;
+}
+
 int SphereCylinder(const mjModel* m, const mjData* d, mjContact* con, int g1, int g2, mjtNum margin) {
   if (active_narrow_phase == NarrowPhase::kAnalytic) return AnalyticSphereCylinder(m, d, con, g1, g2, margin);
   return mujoco_sphere_cylinder(m, d, con, g1, g2, margin);
 }
 
-// Routes MuJoCo's sphere–cylinder entry through SphereCylinder, once per process. The table is MuJoCo's documented
-// hook for custom colliders; the entry keeps MuJoCo's collider for every thread outside Collide.
+int PlaneMesh(const mjModel* m, const mjData* d, mjContact* con, int g1, int g2, mjtNum margin) {
+  if (active_narrow_phase == NarrowPhase::kAnalytic) return SupportPlaneMesh(m, d, con, g1, g2, margin);
+  return mujoco_plane_mesh(m, d, con, g1, g2, margin);
+}
+
+// Routes MuJoCo's sphere–cylinder and plane–mesh entries through SphereCylinder and PlaneMesh, once per process. The
+// table is MuJoCo's documented hook for custom colliders; the entry keeps MuJoCo's collider for every thread outside
+// Collide.
 void InstallNarrowPhase() {
   static std::once_flag once;
   std::call_once(once, [] {
     mujoco_sphere_cylinder = mjCOLLISIONFUNC[mjGEOM_SPHERE][mjGEOM_CYLINDER];
     mjCOLLISIONFUNC[mjGEOM_SPHERE][mjGEOM_CYLINDER] = &SphereCylinder;
+    mujoco_plane_mesh = mjCOLLISIONFUNC[mjGEOM_PLANE][mjGEOM_MESH];
+    mjCOLLISIONFUNC[mjGEOM_PLANE][mjGEOM_MESH] = &PlaneMesh;
   });
 }
 

@@ -82,20 +82,26 @@ double MujocoDefaultStack(double n);
 /// list holds at least `min_contacts`, and the stack holds the broad phase of every geom pair.
 void ConfigureModelForTamsi(mjModel* model, int min_contacts);
 
-/// The narrow phase of sphere–cylinder pairs (the gripper's pads on its mug; clutter_bin's spheres and cylinders).
+/// The narrow phase of sphere–cylinder pairs (the gripper's pads on its mug; clutter_bin's spheres and cylinders)
+/// and of plane–mesh pairs (objects with convex mesh collision on the ground).
 enum class NarrowPhase {
-  /// Closed form: the exact distance of the sphere's centre from the cylinder's surface (side, cap or rim), the
-  /// contact point midway between the surfaces, as MuJoCo's own primitive colliders place it. About 0.1 µs a pair.
+  /// The front end's own. Sphere–cylinder in closed form: the exact distance of the sphere's centre from the
+  /// cylinder's surface (side, cap or rim), the contact point midway between the surfaces, as MuJoCo's own primitive
+  /// colliders place it; about 0.1 µs a pair. Plane–mesh: a contact at every vertex of the mesh's convex hull within
+  /// the margin (at most the deepest 50), so a hull resting on a face rests on all its corners and each contact's
+  /// force starts from zero.
   kAnalytic,
-  /// MuJoCo 2.2.2's general convex collider (libccd's MPR, tolerance opt.mpr_tolerance): distances within about
-  /// 1e-6 m of the closed form, normals within a few 1e-3, a contact point up to about the penetration depth (m)
-  /// away, no contact for exactly touching surfaces. About 1.7 µs a penetrating pair.
+  /// MuJoCo 2.2.2's. Sphere–cylinder: its general convex collider (libccd's MPR, tolerance opt.mpr_tolerance):
+  /// distances within about 1e-6 m of the closed form, normals within a few 1e-3, a contact point up to about the
+  /// penetration depth (m) away, no contact for exactly touching surfaces; about 1.7 µs a penetrating pair.
+  /// Plane–mesh: its deepest hull vertex and a few more (one for the YCB mustard bottle standing upright, which then
+  /// rocks on it indefinitely).
   kMujoco,
 };
 
 /// MuJoCo's mj_collision at the positions of `data` (kinematics and comPos done), with `narrow_phase` for
-/// sphere–cylinder pairs and MuJoCo's own colliders for every other pair. Fills data->contact and data->ncon. The
-/// choice holds for this call on this thread only: MuJoCo's own engine (mj_step) keeps its colliders.
+/// sphere–cylinder and plane–mesh pairs and MuJoCo's own colliders for every other pair. Fills data->contact and
+/// data->ncon. The choice holds for this call on this thread only: MuJoCo's own engine (mj_step) keeps its colliders.
 void Collide(const mjModel& model, mjData* data, NarrowPhase narrow_phase);
 
 /// One contact row of a ContactProblem as the front end built it: a contact between two geoms, or a joint or tendon
@@ -152,7 +158,7 @@ class ContactProblemBuilder {
   /// list was full, so the caller can enlarge it and rebuild.
   bool Build(const mjModel& model, mjData* data, double h, ContactProblem* problem);
 
-  /// The narrow phase of Build's collision for sphere–cylinder pairs (default NarrowPhase::kAnalytic).
+  /// The narrow phase of Build's collision for sphere–cylinder and plane–mesh pairs (default NarrowPhase::kAnalytic).
   NarrowPhase narrow_phase() const { return narrow_phase_; }
   void set_narrow_phase(NarrowPhase narrow_phase) { narrow_phase_ = narrow_phase; }
 

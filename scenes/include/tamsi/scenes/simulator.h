@@ -40,7 +40,8 @@ struct SimulatorOptions {
   int max_halvings{4};
   /// For Engine::kMujoco: mjSOL_PGS, mjSOL_CG or mjSOL_NEWTON; -1 keeps the model's choice.
   int mujoco_solver{-1};
-  /// For Engine::kTamsi: the front end's narrow phase of sphere–cylinder pairs. MuJoCo's engine keeps its own.
+  /// For Engine::kTamsi: the front end's narrow phase of sphere–cylinder and plane–mesh pairs. MuJoCo's engine keeps
+  /// its own.
   NarrowPhase narrow_phase{NarrowPhase::kAnalytic};
 };
 
