@@ -95,6 +95,30 @@ BENCHMARK(BM_GripperMugShakeRun)
     ->Arg(2)
     ->Unit(benchmark::kMillisecond);
 
+// The robot scenes, whole runs with their controllers (robotiq_grasp 2 s, allegro_mug 15 s) per iteration: TAMSI's
+// defaults (engine 0) against MuJoCo 2.2.2's Newton solver (engine 1) on the same model. Scene index 0:
+// robotiq_grasp, 1: allegro_mug.
+void BM_RobotSceneRun(benchmark::State& state) {
+  const char* names[] = {"robotiq_grasp", "allegro_mug"};
+  const char* name = names[state.range(0)];
+  const int engine = static_cast<int>(state.range(1));
+  RunStatistics total;
+  for (auto _ : state) {
+    state.PauseTiming();
+    Scene scene = LoadScene(name);
+    SimulatorOptions options = OptionsFor(engine, scene);
+    const double duration = scene.duration;
+    Simulator sim(std::move(scene.model), options, -1, scene.controller);
+    state.ResumeTiming();
+    while (sim.time() < duration - 1e-9) sim.Step();
+    total += sim.statistics();
+  }
+  ReportStatistics(state, total, engine);
+  state.counters["real_time_rate"] = total.real_time_rate();
+  state.SetLabel(name);
+}
+BENCHMARK(BM_RobotSceneRun)->ArgNames({"scene", "engine"})->ArgsProduct({{0, 1}, {0, 1}})->Unit(benchmark::kMillisecond);
+
 // A settled pile of N bodies: N = 100 is clutter_bin settled by TAMSI here (seed 1); larger N are the shared
 // settled piles (../shared/piles/settled_pile_N*.xml, made by MuJoCo), so every engine starts from the same pile.
 Scene PileScene(int n) {
