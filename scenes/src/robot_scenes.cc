@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <limits>
 #include <memory>
 
@@ -78,7 +81,68 @@ class AllegroMugChecks : public SceneChecks {
   double drift_{0}, min_twist_{std::numeric_limits<double>::infinity()};
 };
 
+std::string ReadModelFile(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  if (!file) throw ModelLoadError("cannot read model file '" + path.string() + "'");
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+/// The text between the first `open` and the following `close` (or the last `close`).
+std::string Between(const std::string& text, const std::string& open, const std::string& close,
+                    bool last_close = false) {
+  const auto begin = text.find(open);
+  const auto end = last_close ? text.rfind(close) : text.find(close, begin);
+  if (begin == std::string::npos || end == std::string::npos || end < begin)
+    throw std::logic_error("model text lacks " + open + " ... " + close);
+  return text.substr(begin + open.size(), end - begin - open.size());
+}
+
+/// Inserts `what` at the first (or last) `anchor`, before or after it.
+void Insert(std::string* text, const std::string& anchor, const std::string& what, bool after, bool last = false) {
+  const auto at = last ? text->rfind(anchor) : text->find(anchor);
+  if (at == std::string::npos) throw std::logic_error("model text lacks " + anchor);
+  text->insert(after ? at + anchor.size() : at, what);
+}
+
+std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
 }  // namespace
+
+std::string IiwaWithRobotiqXml(const std::string& menagerie) {
+  const std::filesystem::path dir(menagerie);
+  std::string arm = ReadModelFile(dir / "kuka_iiwa_14" / "iiwa14.xml");
+  std::string hand = ReadModelFile(dir / "robotiq_2f85" / "2f85.xml");
+  // Names both models use, renamed in the gripper's text; its meshes found from the arm's mesh directory.
+  for (const std::string name : {"gray", "black", "visual", "collision"})
+    hand = ReplaceAll(hand, "\"" + name + "\"", "\"2f85_" + name + "\"");
+  hand = ReplaceAll(hand, "name=\"base\"", "name=\"2f85_base\"");
+  hand = ReplaceAll(hand, "body1=\"base\"", "body1=\"2f85_base\"");
+  hand = ReplaceAll(hand, "file=\"", "file=\"../../robotiq_2f85/assets/");
+  std::string defaults = Between(hand, "<default>", "<worldbody>");  // the gripper's classes, and the outer end tag
+  defaults.erase(defaults.rfind("</default>"));
+  // Beside the arm's class "iiwa" (whose end tag the outer <default>'s follows), not inside it.
+  const auto iiwa_end = arm.find("</default>\n  </default>");
+  if (iiwa_end == std::string::npos) throw std::logic_error("iiwa14.xml: unexpected <default> layout");
+  arm.insert(iiwa_end + std::strlen("</default>\n"), defaults + "\n");
+  Insert(&arm, "</asset>", Between(hand, "<asset>", "</asset>"), /*after=*/false);
+  Insert(&arm, "<site pos=\"0 0 0.045\" name=\"attachment_site\"/>",
+         "\n<body name=\"gripper\" pos=\"0 0 0.045\">" + Between(hand, "<worldbody>", "</worldbody>") + "</body>",
+         /*after=*/true);
+  // The arm's keyframe has the arm's qpos only: the scene declares its own.
+  const auto key = arm.find("<keyframe>");
+  if (key != std::string::npos) arm.erase(key, arm.find("</keyframe>") + std::strlen("</keyframe>") - key);
+  for (const std::string section : {"contact", "tendon", "equality", "actuator"}) {
+    const std::string open = "<" + section + ">", close = "</" + section + ">";
+    Insert(&arm, "</mujoco>", open + Between(hand, open, close) + close + "\n", /*after=*/false, /*last=*/true);
+  }
+  return arm;
+}
 
 Scene AllegroMug() {
   using P = AllegroMugParameters;
