@@ -108,7 +108,9 @@ void BM_RobotSceneRun(benchmark::State& state) {
     Scene scene = LoadScene(name);
     SimulatorOptions options = OptionsFor(engine, scene);
     const double duration = scene.duration;
-    Simulator sim(std::move(scene.model), options, -1, scene.controller);
+    const int keyframe = FindKeyframe(*scene.model, "");
+    Simulator sim(std::move(scene.model), options, keyframe, scene.controller);
+    if (scene.sensor) sim.set_step_observer(scene.sensor);
     state.ResumeTiming();
     while (sim.time() < duration - 1e-9) sim.Step();
     total += sim.statistics();
@@ -117,7 +119,10 @@ void BM_RobotSceneRun(benchmark::State& state) {
   state.counters["real_time_rate"] = total.real_time_rate();
   state.SetLabel(name);
 }
-BENCHMARK(BM_RobotSceneRun)->ArgNames({"scene", "engine"})->ArgsProduct({{0, 1}, {0, 1}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RobotSceneRun)
+    ->ArgNames({"scene", "engine"})
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
 
 // A settled pile of N bodies: N = 100 is clutter_bin settled by TAMSI here (seed 1); larger N are the shared
 // settled piles (../shared/piles/settled_pile_N*.xml, made by MuJoCo), so every engine starts from the same pile.

@@ -112,6 +112,7 @@ void RunScene(const RunArgs& args) {
     throw CLI::RuntimeError(e.what(), 2);
   }
   scenes::Simulator& sim = *simulator;
+  if (scene.sensor) sim.set_step_observer(scene.sensor);
   const mjModel& model = sim.model();
   const double h = sim.time_step();
   const double duration = args.duration.value_or(scene.duration);

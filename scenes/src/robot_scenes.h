@@ -10,15 +10,16 @@ namespace tamsi::scenes::internal {
 
 inline constexpr char kRobotiqGrasp[] = "robotiq_grasp";
 inline constexpr char kAllegroMug[] = "allegro_mug";
+inline constexpr char kIiwaPickShakePlace[] = "iiwa_pick_shake_place";
 
 Scene RobotiqGrasp();
 Scene AllegroMug();
+Scene IiwaPickShakePlace();
 
 /// The Menagerie KUKA iiwa 14 with the Menagerie Robotiq 2F-85 on its flange (body "gripper" at the attachment site),
 /// both as their authors wrote them, merged into one MJCF text to be compiled from the iiwa's folder: the gripper's
 /// names that collide with the arm's (materials gray and black, classes visual and collision, body base) get the
 /// prefix 2f85_, its mesh files are found from the arm's mesh folder, and the arm's keyframe is dropped.
 std::string IiwaWithRobotiqXml(const std::string& menagerie);
-
 
 }  // namespace tamsi::scenes::internal

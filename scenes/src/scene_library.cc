@@ -97,6 +97,8 @@ const std::vector<SceneDescription>& BuiltinScenes() {
       {internal::kAllegroMug,
        "Menagerie Allegro hand holding a 94 g mug and twisting it back and forth, no gravity, h = 0.7 ms (paper Sec. "
        "VI-B)"},
+      {internal::kIiwaPickShakePlace,
+       "Menagerie KUKA iiwa 14 with a Robotiq 2F-85 picks a 0.5 kg bottle, shakes it and places it (paper Sec. VI-C)"},
       {internal::kRobotiqGrasp,
        "Menagerie Robotiq 2F-85 closing on a 50 mm, 100 g box whose weight then pulls sideways: friction holds it"},
   };
@@ -111,6 +113,7 @@ Scene LoadScene(const std::string& name_or_path, const SceneOptions& options) {
   if (name_or_path == kClutterBin) return ClutterBin(options);
   if (name_or_path == internal::kRobotiqGrasp) return internal::RobotiqGrasp();
   if (name_or_path == internal::kAllegroMug) return internal::AllegroMug();
+  if (name_or_path == internal::kIiwaPickShakePlace) return internal::IiwaPickShakePlace();
   const std::filesystem::path path(name_or_path);
   std::error_code ec;
   const bool looks_like_file = path.has_extension() || path.has_parent_path() || std::filesystem::exists(path, ec);

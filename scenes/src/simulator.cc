@@ -199,7 +199,31 @@ StepInfo Simulator::Step() {
   stats_.solves += info.solves;
   stats_.structure_reuses += info.structure_reuses;
   stats_.phases += info.phases;
+  if (observer_) observer_(*this);
   return info;
+}
+
+double Simulator::NormalForceBetween(int a, int b) const {
+  const mjModel& m = *model_;
+  auto pair = [&](int g1, int g2) {
+    const int b1 = m.geom_bodyid[g1], b2 = m.geom_bodyid[g2];
+    return (b1 == a && b2 == b) || (b1 == b && b2 == a);
+  };
+  double force = 0.0;
+  if (options_.engine == Engine::kTamsi) {
+    const std::vector<ContactInfo>& contacts = builder_.contacts();
+    for (size_t i = 0; i < contacts.size() && static_cast<Eigen::Index>(i) < result_.fn.size(); ++i)
+      if (contacts[i].kind == ContactInfo::Kind::kGeoms && pair(contacts[i].geom1, contacts[i].geom2))
+        force += result_.fn[i];
+  } else {
+    for (int i = 0; i < data_->ncon; ++i) {
+      if (!pair(data_->contact[i].geom1, data_->contact[i].geom2)) continue;
+      double wrench[6];
+      mj_contactForce(&m, data_.get(), i, wrench);
+      force += wrench[0];
+    }
+  }
+  return force;
 }
 
 void Simulator::BuildProblem() {

@@ -18,7 +18,9 @@ std::vector<CheckResult> RunChecks(Scene scene, Engine engine) {
   options.mujoco_solver = mjSOL_NEWTON;
   options.contact = scene.contact;
   options.solver.stiction_tolerance = scene.stiction_tolerance;
-  Simulator sim(std::move(scene.model), options, -1, scene.controller);
+  const int keyframe = FindKeyframe(*scene.model, "");
+  Simulator sim(std::move(scene.model), options, keyframe, scene.controller);
+  if (scene.sensor) sim.set_step_observer(scene.sensor);
   while (sim.time() < scene.duration - 1e-9) {
     sim.Step();
     scene.checks->Observe(sim.model(), sim.data());
@@ -42,6 +44,30 @@ TEST(RobotiqGrasp, ChecksFailWhenTheLinkagesAreLeftOut) {
   bool any_failed = false;
   for (const CheckResult& check : RunChecks(std::move(scene), Engine::kTamsi)) any_failed |= !check.passed;
   EXPECT_TRUE(any_failed);
+}
+
+TEST(IiwaPickShakePlace, TheArmPicksShakesAndPlacesTheBottle) {
+  for (const CheckResult& check : RunChecks(LoadScene("iiwa_pick_shake_place"), Engine::kTamsi))
+    EXPECT_TRUE(check.passed) << check.name << " = " << check.value << " (bound " << check.bound << ")";
+}
+
+// The grip is regulated on the simulated pad forces: with them fed back it settles below full closure once the
+// pads press the bottle at the target force; with the feedback cut (the reading stays 0) it closes fully.
+TEST(IiwaPickShakePlace, TheGripFollowsTheSimulatedContactForces) {
+  double grip[2];
+  for (int fed_back = 0; fed_back < 2; ++fed_back) {
+    Scene scene = LoadScene("iiwa_pick_shake_place");
+    const int keyframe = FindKeyframe(*scene.model, "");
+    SimulatorOptions options;
+    options.contact = scene.contact;
+    Simulator sim(std::move(scene.model), options, keyframe, scene.controller);
+    if (fed_back) sim.set_step_observer(scene.sensor);
+    while (sim.time() < 3.0) sim.Step();
+    grip[fed_back] = sim.data().ctrl[sim.model().nu - 1];  // fingers_actuator, the last actuator
+  }
+  EXPECT_EQ(grip[0], 255.0);
+  EXPECT_GT(grip[1], 10.0);
+  EXPECT_LT(grip[1], 200.0);
 }
 
 TEST(AllegroMug, TheHandHoldsTheMugAndTwistsItBackAndForth) {

@@ -7,6 +7,7 @@
 #include <tamsi/scenes/simulator.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -68,6 +69,9 @@ struct Scene {
   double duration{1.0};
   /// The scene's success checks; null when it has none.
   std::shared_ptr<SceneChecks> checks;
+  /// Scenes whose controller feeds back simulated contact forces read them here after every step (give it to
+  /// Simulator::set_step_observer); null otherwise.
+  std::function<void(const Simulator&)> sensor;
 };
 
 /// Loads a built-in scene by name, or else an MJCF/URDF file by path. Throws UnknownSceneError for a name that is
@@ -124,6 +128,24 @@ struct AllegroMugParameters {
   static constexpr double kGraspPose[16] = {0.08, 0.9, 0.75, 1.5, 0.1,   0.9,  0.75, 1.5,
                                             0.12, 0.9, 0.75, 1.5, 1.396, 0.85, 0.0,  1.3};
   static constexpr double kMaxDrift = 0.02, kMinTwist = 0.05;
+};
+
+/// iiwa_pick_shake_place (paper Sec. VI-C): the Menagerie KUKA iiwa 14 with the Menagerie Robotiq 2F-85 on its
+/// flange picks a 0.5 kg bottle (a cylinder of radius 3 cm, 20 cm tall) from a table, shakes it, and places it
+/// kPlaceOffset further along y. The gripper's pinch point follows Cartesian keyframes (smoothstep between them,
+/// the gripper pointing down): above the bottle, down to its centre, grasp, lift by kLift, shake along y
+/// (kShakeAmplitude at kShakeFrequency for kShakeTime), over the target, down, release, up. Joint references come
+/// from differential (damped least-squares) IK on the pinch point; the arm's own position servos track them with
+/// an inverse-dynamics feed-forward M q̈ + c(q, q̇) (MuJoCo's mj_rne) in qfrc_applied. The grip is regulated to
+/// kGripForce (N, the mean of the two pads' summed normal contact forces, fed back from the simulated contacts).
+/// Checks: the bottle is lifted at least kMinLift off the table; it slips less than kMaxSlip in the gripper
+/// through the shake; it ends within kMaxPlaceError of its target and upright within kMaxTilt.
+struct IiwaPickShakePlaceParameters {
+  static constexpr double kBottleMass = 0.5, kBottleRadius = 0.03, kBottleHalfHeight = 0.1;
+  static constexpr double kBottleX = 0.55, kBottleY = -0.1, kTableTop = 0.3, kPlaceOffset = 0.2;
+  static constexpr double kLift = 0.2, kShakeAmplitude = 0.04, kShakeFrequency = 2.0, kShakeTime = 2.0;
+  static constexpr double kGripForce = 20.0, kDuration = 10.0;
+  static constexpr double kMinLift = 0.1, kMaxSlip = 0.01, kMaxPlaceError = 0.01, kMaxTilt = 0.1;
 };
 
 /// MJCF text of clutter_bin: `num_bodies` free boxes, spheres, capsules and cylinders (2–6 cm, 50–300 g, drawn from

@@ -151,6 +151,13 @@ class Simulator {
   /// Starts the statistics afresh (e.g. after settling a scene).
   void ResetStatistics() { stats_ = RunStatistics(); }
 
+  /// Called at the end of every Step() with the simulator (its state, and the step's contacts and forces).
+  using StepObserver = std::function<void(const Simulator&)>;
+  void set_step_observer(StepObserver observer) { observer_ = std::move(observer); }
+  /// The normal force (N) of the last step summed over the contacts between a geom of body `a` and one of body
+  /// `b`: TAMSI's fn for Engine::kTamsi, MuJoCo's contact force for Engine::kMujoco.
+  double NormalForceBetween(int a, int b) const;
+
   /// Receives every problem handed to TAMSI, before it is solved: (problem, step index from 0, substep index, number
   /// of substeps). Used for --dump-problems.
   using ProblemSink = std::function<void(const ContactProblem&, long long step, int substep, int substeps)>;
@@ -195,6 +202,7 @@ class Simulator {
   Eigen::VectorXd v0_, delta_start_, g_start_, v_work_, q_work_;
   RunStatistics stats_;
   ProblemSink sink_, failure_sink_;
+  StepObserver observer_;
 };
 
 }  // namespace tamsi::scenes
