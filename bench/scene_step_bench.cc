@@ -95,11 +95,11 @@ BENCHMARK(BM_GripperMugShakeRun)
     ->Arg(2)
     ->Unit(benchmark::kMillisecond);
 
-// The robot scenes, whole runs with their controllers (robotiq_grasp 2 s, allegro_mug 15 s) per iteration: TAMSI's
-// defaults (engine 0) against MuJoCo 2.2.2's Newton solver (engine 1) on the same model. Scene index 0:
-// robotiq_grasp, 1: allegro_mug.
+// The robot scenes, whole runs with their controllers (robotiq_grasp 2 s, allegro_mug 15 s, iiwa_pick_shake_place
+// 10 s) per iteration: TAMSI's defaults (engine 0) against MuJoCo 2.2.2's Newton solver (engine 1) on the same model.
+// Scene index 0: robotiq_grasp, 1: allegro_mug, 2: iiwa_pick_shake_place.
 void BM_RobotSceneRun(benchmark::State& state) {
-  const char* names[] = {"robotiq_grasp", "allegro_mug"};
+  const char* names[] = {"robotiq_grasp", "allegro_mug", "iiwa_pick_shake_place"};
   const char* name = names[state.range(0)];
   const int engine = static_cast<int>(state.range(1));
   RunStatistics total;
@@ -121,7 +121,7 @@ void BM_RobotSceneRun(benchmark::State& state) {
 }
 BENCHMARK(BM_RobotSceneRun)
     ->ArgNames({"scene", "engine"})
-    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgsProduct({{0, 1, 2}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 
 // A settled pile of N bodies: N = 100 is clutter_bin settled by TAMSI here (seed 1); larger N are the shared

@@ -7,6 +7,7 @@
 #include <tamsi/tamsi_solver.h>
 
 #include <cmath>
+#include <random>
 
 #include "random_problem.h"
 
@@ -31,6 +32,13 @@ TEST_P(NewtonJacobianTest, MatchesFiniteDifferencesOfTheResidual) {
   for (unsigned seed = 1; seed <= 40; ++seed) {
     ContactProblem problem = RandomProblem(12, 4, seed, 2e-2);
     problem.v0 = Eigen::VectorXd::Constant(12, 1e-3);
+    if (seed % 2 == 0) {  // bilateral constraints, coupling velocities the contacts do not
+      std::mt19937 rng(seed);
+      problem.Jb = testing::RandomSparse(3, 12, 3, rng);
+      problem.g0 = Eigen::Vector3d(1e-3, -2e-3, 5e-4);
+      problem.constraint_stiffness = Eigen::Vector3d(2e4, 5e3, 1e4);
+      problem.constraint_damping = Eigen::Vector3d(30, 0, 10);
+    }
     const kernels::ThreadBudget budget(1);
     NewtonSystem system(problem, c.coupling == Coupling::kTwoWay, vs, c.regularization, budget);
     const Eigen::VectorXd v = *problem.v_guess;
