@@ -358,8 +358,19 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
   }
   std::memcpy(data_->qpos, q_work_.data(), sizeof(double) * model_->nq);
   std::memcpy(data_->qvel, v_work_.data(), sizeof(double) * nv);
+  IntegrateActivations();
   data_->time += time_step_;
   return true;
+}
+
+void Simulator::IntegrateActivations() {
+  const mjModel& m = *model_;
+  for (int i = 0; i < m.na; ++i) {
+    const int a = m.nu - m.na + i;  // MuJoCo 2.2.2 keeps the actuators with activation last
+    double act = data_->act[i] + time_step_ * data_->act_dot[i];
+    if (m.actuator_actlimited[a]) act = std::clamp(act, m.actuator_actrange[2 * a], m.actuator_actrange[2 * a + 1]);
+    data_->act[i] = act;
+  }
 }
 
 StepInfo Simulator::StepMujoco() {

@@ -180,6 +180,10 @@ class Simulator {
   StepInfo StepMujoco();
   void BuildProblem();
   bool SolveWithSubsteps(int substeps, StepInfo* info);
+  /// Actuator activations (filter, integrator, muscle dynamics): act += h act_dot, explicit Euler over the step as
+  /// MuJoCo's own integrators take it, with act_dot from the step's start (the front end's mj_fwdActuation);
+  /// limited activations clamped to their range.
+  void IntegrateActivations();
   /// TAMSI's front end: doubles the contact list (RemakeData).
   void GrowContactList();
   /// MuJoCo's engine: sizes its contact list and constraint buffer for `contacts` contacts (pyramidal cones, 4 rows
