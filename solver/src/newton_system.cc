@@ -43,8 +43,25 @@ bool NewtonSystem::Reset(const ContactProblem& problem) {
   return keep;
 }
 
+namespace {
+
+template <class Vector>
+bool SamePattern(const SparseMatrix& A, const Vector& outer, const Vector& inner) {
+  return A.isCompressed() && static_cast<size_t>(A.outerSize()) + 1 == outer.size() &&
+         std::equal(outer.begin(), outer.end(), A.outerIndexPtr()) &&
+         static_cast<size_t>(A.nonZeros()) == inner.size() && std::equal(inner.begin(), inner.end(), A.innerIndexPtr());
+}
+
+/// Position of entry (row, col) in the compressed column `col` of A (which must hold it).
+int Slot(const SparseMatrix& A, int row, int col) {
+  const int* begin = A.innerIndexPtr() + A.outerIndexPtr()[col];
+  const int* end = A.innerIndexPtr() + A.outerIndexPtr()[col + 1];
+  return static_cast<int>(std::lower_bound(begin, end, row) - A.innerIndexPtr());
+}
+
+}  // namespace
+
 void NewtonSystem::CalcEffectiveMomentumBalance(const ContactProblem& problem) {
-  const double h = problem.time_step;
   if (problem.num_constraints() == 0) {
     if (problem.M.isCompressed()) {
       M_ = &problem.M;
@@ -56,21 +73,82 @@ void NewtonSystem::CalcEffectiveMomentumBalance(const ContactProblem& problem) {
     p_star_ = &problem.p_star;
     return;
   }
-  // λ = −k (g0 + h Jb v) − c Jb v is affine in v: −h Jbᵀλ = h Jbᵀ(k h + c) Jb v + h Jbᵀ(k ∘ g0).
-  const Eigen::VectorXd implicit_stiffness = h * (h * problem.constraint_stiffness + problem.constraint_damping);
-  const SparseMatrix JbT = problem.Jb.transpose();
-  M_effective_ = problem.M + SparseMatrix(JbT * implicit_stiffness.asDiagonal() * problem.Jb);
-  M_effective_.makeCompressed();
+  if (!SamePattern(problem.M, fold_m_outer_, fold_m_inner_) || !SamePattern(problem.Jb, fold_jb_outer_, fold_jb_inner_))
+    PlanConstraintFold(problem);
+  FoldConstraints(problem);
   M_ = &M_effective_;
-  p_star_effective_ = problem.p_star - h * (JbT * problem.constraint_stiffness.cwiseProduct(problem.g0));
   p_star_ = &p_star_effective_;
 }
 
-Eigen::VectorXd NewtonSystem::CalcConstraintForces(const Eigen::VectorXd& v) const {
+void NewtonSystem::PlanConstraintFold(const ContactProblem& problem) {
+  const SparseMatrix& M = problem.M;
+  const SparseMatrix& Jb = problem.Jb;
+  // The pattern of M + Jbᵀ Jb, from all-ones copies (no numerical cancellation can drop an entry).
+  SparseMatrix ones_m = M, ones_b = Jb;
+  ones_m.coeffs().setOnes();
+  ones_b.coeffs().setOnes();
+  M_effective_ = ones_m + SparseMatrix(SparseMatrix(ones_b.transpose()) * ones_b);
+  M_effective_.makeCompressed();
+  fold_m_outer_.assign(M.outerIndexPtr(), M.outerIndexPtr() + M.outerSize() + 1);
+  fold_m_inner_.assign(M.innerIndexPtr(), M.innerIndexPtr() + M.nonZeros());
+  fold_jb_outer_.assign(Jb.outerIndexPtr(), Jb.outerIndexPtr() + Jb.outerSize() + 1);
+  fold_jb_inner_.assign(Jb.innerIndexPtr(), Jb.innerIndexPtr() + Jb.nonZeros());
+  fold_m_slot_.resize(M.nonZeros());
+  for (int j = 0; j < M.outerSize(); ++j)
+    for (int k = M.outerIndexPtr()[j]; k < M.outerIndexPtr()[j + 1]; ++k)
+      fold_m_slot_[k] = Slot(M_effective_, M.innerIndexPtr()[k], j);
+  // Jb by rows: each row's entries (their positions in Jb's values, in column order), then every product pair's slot.
+  const int nb = problem.num_constraints();
+  jb_row_ptr_.assign(nb + 1, 0);
+  for (int k = 0; k < Jb.nonZeros(); ++k) ++jb_row_ptr_[Jb.innerIndexPtr()[k] + 1];
+  for (int r = 0; r < nb; ++r) jb_row_ptr_[r + 1] += jb_row_ptr_[r];
+  jb_row_entry_.resize(Jb.nonZeros());
+  jb_row_col_.resize(Jb.nonZeros());
+  std::vector<int> next(jb_row_ptr_.begin(), jb_row_ptr_.end() - 1);
+  for (int j = 0; j < Jb.outerSize(); ++j)
+    for (int k = Jb.outerIndexPtr()[j]; k < Jb.outerIndexPtr()[j + 1]; ++k) {
+      const int at = next[Jb.innerIndexPtr()[k]]++;
+      jb_row_entry_[at] = k;
+      jb_row_col_[at] = j;
+    }
+  fold_pair_slot_.clear();
+  for (int r = 0; r < nb; ++r)
+    for (int a = jb_row_ptr_[r]; a < jb_row_ptr_[r + 1]; ++a)
+      for (int b = jb_row_ptr_[r]; b < jb_row_ptr_[r + 1]; ++b)
+        fold_pair_slot_.push_back(Slot(M_effective_, jb_row_col_[a], jb_row_col_[b]));
+}
+
+void NewtonSystem::FoldConstraints(const ContactProblem& problem) {
+  // λ = −k (g0 + h Jb v) − c Jb v is affine in v: −h Jbᵀλ = h Jbᵀ(k h + c) Jb v + h Jbᵀ(k ∘ g0).
+  const double h = problem.time_step;
+  const double* jb = problem.Jb.valuePtr();
+  double* values = M_effective_.valuePtr();
+  std::fill(values, values + M_effective_.nonZeros(), 0.0);
+  for (size_t k = 0; k < fold_m_slot_.size(); ++k) values[fold_m_slot_[k]] += problem.M.valuePtr()[k];
+  p_star_effective_ = problem.p_star;
+  size_t pair = 0;
+  for (int r = 0; r < problem.num_constraints(); ++r) {
+    const double weight = h * (h * problem.constraint_stiffness[r] + problem.constraint_damping[r]);
+    const double load = h * problem.constraint_stiffness[r] * problem.g0[r];
+    for (int a = jb_row_ptr_[r]; a < jb_row_ptr_[r + 1]; ++a) {
+      const double ja = jb[jb_row_entry_[a]];
+      p_star_effective_[jb_row_col_[a]] -= load * ja;
+      for (int b = jb_row_ptr_[r]; b < jb_row_ptr_[r + 1]; ++b)
+        values[fold_pair_slot_[pair++]] += weight * ja * jb[jb_row_entry_[b]];
+    }
+  }
+}
+
+void NewtonSystem::CalcConstraintForces(const Eigen::VectorXd& v, Eigen::VectorXd* forces) const {
   const ContactProblem& p = *problem_;
-  if (p.num_constraints() == 0) return Eigen::VectorXd();
-  const Eigen::VectorXd rate = p.Jb * v;
-  return -(p.constraint_stiffness.cwiseProduct(p.g0 + p.time_step * rate) + p.constraint_damping.cwiseProduct(rate));
+  forces->resize(p.num_constraints());
+  forces->setZero();
+  for (int j = 0; j < p.Jb.outerSize(); ++j)
+    for (SparseMatrix::InnerIterator it(p.Jb, j); it; ++it) (*forces)[it.row()] += it.value() * v[j];  // ġ = Jb v
+  for (int r = 0; r < p.num_constraints(); ++r) {
+    const double rate = (*forces)[r];
+    (*forces)[r] = -(p.constraint_stiffness[r] * (p.g0[r] + p.time_step * rate) + p.constraint_damping[r] * rate);
+  }
 }
 
 void NewtonSystem::Evaluate(const Eigen::VectorXd& v, const kernels::SlidingBlock* sliding_block,

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "random_problem.h"
@@ -98,6 +99,7 @@ struct AllocationCase {
   LinearSolverType backend;
   NewtonSolve newton_solve;
   bool suitesparse_allocates;  // inside SuiteSparse's (and libgomp's) own calls: UMFPACK and CHOLMOD
+  int constraints{0};          // bilateral constraint rows (ContactProblem::Jb)
 };
 
 class SteadyStateAllocationTest : public ::testing::TestWithParam<AllocationCase> {};
@@ -105,6 +107,13 @@ class SteadyStateAllocationTest : public ::testing::TestWithParam<AllocationCase
 TEST_P(SteadyStateAllocationTest, SolveWithAnUnchangedPatternAllocatesNothing) {
   const AllocationCase c = GetParam();
   ContactProblem problem = testing::RandomProblem(c.nv, c.nc, 7);
+  if (c.constraints > 0) {
+    std::mt19937 rng(8);
+    problem.Jb = testing::RandomSparse(c.constraints, c.nv, 3, rng);
+    problem.g0 = Eigen::VectorXd::Constant(c.constraints, 1e-3);
+    problem.constraint_stiffness = Eigen::VectorXd::Constant(c.constraints, 1e4);
+    problem.constraint_damping = Eigen::VectorXd::Constant(c.constraints, 10.0);
+  }
   Options options;
   options.coupling = c.coupling;
   options.linear_solver = c.backend;
@@ -116,6 +125,7 @@ TEST_P(SteadyStateAllocationTest, SolveWithAnUnchangedPatternAllocatesNothing) {
   ASSERT_EQ(solver.Solve(problem, &result), Status::kSuccess);
   problem.p_star *= 0.95;
   problem.Jt.coeffs() *= 1.05;
+  problem.g0 *= 0.5;  // new constraint values, same pattern
   (*problem.v_guess)[0] += 1e-3;
   allocations = 0;
   third_party_allocations = 0;
@@ -144,7 +154,9 @@ INSTANTIATE_TEST_SUITE_P(
         AllocationCase{"cholmod", 120, 40, Coupling::kOneWay, LinearSolverType::kCholmod, NewtonSolve::kExact, true},
         AllocationCase{"symmetric", 120, 40, Coupling::kTwoWay, LinearSolverType::kAuto,
                        NewtonSolve::kSymmetricPreconditioner, true},
-        AllocationCase{"umfpack", 120, 40, Coupling::kTwoWay, LinearSolverType::kUmfpack, NewtonSolve::kExact, true}),
+        AllocationCase{"umfpack", 120, 40, Coupling::kTwoWay, LinearSolverType::kUmfpack, NewtonSolve::kExact, true},
+        AllocationCase{"constrained", 24, 8, Coupling::kTwoWay, LinearSolverType::kAuto, NewtonSolve::kExact, false,
+                       6}),
     [](const ::testing::TestParamInfo<AllocationCase>& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -55,8 +55,8 @@ struct ContactProblem {
   /// when satisfied) linearized at q0 with the first-order estimate of eq. 19, g ≈ g0 + h Jb v, each with a linear
   /// spring–damper force λ = −k g − c ġ (N or N·m) and generalized force Jbᵀλ, implicit in v like the normal force
   /// of eq. 19–23. They add h Jbᵀ(k h + c)Jb (SPD) to the Newton matrix and leave the contact terms as they are.
-  /// The solver folds them into M and p* once per solve (NewtonSystem::mass_matrix), which allocates: the
-  /// allocation-free steady state holds for problems without them.
+  /// The solver folds them into M and p* once per solve (NewtonSystem::mass_matrix), on a plan kept while the patterns
+  /// of M and Jb hold, so a steady-state solve with them allocates nothing either.
   /// Constraint Jacobian Jb (nb × nv): ġ = Jb v (m/s or rad/s).
   SparseMatrix Jb;
   /// Constraint values g0 at q0 (nb, m or rad).

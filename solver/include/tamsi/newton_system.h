@@ -66,8 +66,8 @@ class NewtonSystem {
   /// are affine in v (ContactProblem::Jb), moved to the left. M and p* themselves when there are none.
   const SparseMatrix& mass_matrix() const { return *M_; }
   const Eigen::VectorXd& p_star() const { return *p_star_; }
-  /// The bilateral constraint forces λ = −k (g0 + h Jb v) − c Jb v at v (nb, N or N·m).
-  Eigen::VectorXd CalcConstraintForces(const Eigen::VectorXd& v) const;
+  /// The bilateral constraint forces λ = −k (g0 + h Jb v) − c Jb v at v (nb, N or N·m), into `forces`.
+  void CalcConstraintForces(const Eigen::VectorXd& v, Eigen::VectorXd* forces) const;
 
  private:
   const ContactProblem* problem_;
@@ -76,9 +76,19 @@ class NewtonSystem {
   /// Points M_ and p_star_ at the problem's M and p*, or at M_effective_ and p_star_effective_ when it has bilateral
   /// constraints (or M is not compressed).
   void CalcEffectiveMomentumBalance(const ContactProblem& problem);
+  /// The pattern of M + Jbᵀ Jb and where each term of the fold lands in it: rebuilt when M's or Jb's pattern
+  /// changes (allocates), reused otherwise.
+  void PlanConstraintFold(const ContactProblem& problem);
+  /// M_effective_ = M + h Jbᵀ(k h + c) Jb and p_star_effective_ = p* − h Jbᵀ(k ∘ g0) on the planned pattern, summed in
+  /// a fixed order; allocates nothing.
+  void FoldConstraints(const ContactProblem& problem);
 
   SparseMatrix M_effective_;
   Eigen::VectorXd p_star_effective_;
+  // The fold's plan: the patterns it was made for, the slot of each nonzero of M, Jb's rows (entry, column) and the
+  // slot of each product Jb(r, a) Jb(r, b).
+  std::vector<int> fold_m_outer_, fold_m_inner_, fold_jb_outer_, fold_jb_inner_, fold_m_slot_;
+  std::vector<int> jb_row_ptr_, jb_row_entry_, jb_row_col_, fold_pair_slot_;
   const SparseMatrix* M_;
   const Eigen::VectorXd* p_star_;
   kernels::ContactJacobian J_;
