@@ -203,10 +203,12 @@ ContactProblemBuilder::ContactProblemBuilder(const mjModel& model, const Contact
       const char* name = mj_id2name(&model, mjOBJ_GEOM, g);
       const std::string label = "geom " + (name ? std::string("'") + name + "'" : "#" + std::to_string(g));
       if (!std::isfinite(k) || k < 0) {
-        throw std::invalid_argument(label + ": user[0] (stiffness, N/m) must be >= 0, got " + std::to_string(k));
+        throw std::invalid_argument(label + ": user[0] (stiffness, N/m) must be finite and >= 0, got " +
+                                    std::to_string(k));
       }
       if (!std::isfinite(d) || d < 0) {
-        throw std::invalid_argument(label + ": user[1] (dissipation, s/m) must be >= 0, got " + std::to_string(d));
+        throw std::invalid_argument(label + ": user[1] (dissipation, s/m) must be finite and >= 0, got " +
+                                    std::to_string(d));
       }
       if (k > 0) {
         if (!defaults.override_stiffness) geom_stiffness_[g] = k;

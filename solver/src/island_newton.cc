@@ -22,6 +22,7 @@ IslandNewton::IslandNewton(int k, LinearSolverType type, bool symmetric, int num
 void IslandNewton::Start(const Options& o) {
   done_ = false;
   status_ = Status::kMaxIterationsReached;
+  message_.clear();  // an earlier solve's failure is not this one's
   phase_ = o.friction_newton == FrictionNewton::kPrimalDual ? Phase::kPrimalDual : Phase::kNewton;
   phase_iterations_ = 0;
 }

@@ -11,6 +11,8 @@ namespace {
 using json = nlohmann::json;
 constexpr const char* kFormat = "tamsi-contact-problem";
 constexpr int kVersion = 1;
+/// The largest nv, nc and nb a problem file may declare (so that 2 nc fits an int).
+constexpr int kMaxSize = kMaxProblemSize;
 
 [[noreturn]] void Fail(const std::string& field, const std::string& what) {
   throw ProblemFormatError("problem." + field + ": " + what);
@@ -112,7 +114,7 @@ ContactProblem ProblemFromJson(const std::string& text) {
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // malformed text, or a number beyond a double (2e310)
     throw ProblemFormatError(std::string("problem: not valid JSON: ") + e.what());
   }
   if (!doc.is_object()) throw ProblemFormatError("problem: expected a JSON object");
@@ -122,22 +124,27 @@ ContactProblem ProblemFromJson(const std::string& text) {
   if (Integer(Field(doc, "version"), "version") != kVersion) Fail("version", "expected 1");
   const int nv = Integer(Field(doc, "nv"), "nv");
   const int nc = Integer(Field(doc, "nc"), "nc");
+  if (nv > kMaxSize) Fail("nv", "at most " + std::to_string(kMaxSize) + ", got " + std::to_string(nv));
+  if (nc > kMaxSize) Fail("nc", "at most " + std::to_string(kMaxSize) + ", got " + std::to_string(nc));
   ContactProblem p;
   p.time_step = Number(Field(doc, "time_step"), "time_step");
-  p.M = MatrixFromJson(doc, "M", nv, nv);
-  p.Jn = MatrixFromJson(doc, "Jn", nc, nv);
-  p.Jt = MatrixFromJson(doc, "Jt", 2 * nc, nv);
+  // The vectors first: their lengths are checked against nv and nc before anything of those sizes is allocated, so
+  // a small file declaring huge sizes fails at once.
   p.p_star = VectorFromJson(doc, "p_star", nv);
   p.delta0 = VectorFromJson(doc, "delta0", nc);
   p.stiffness = VectorFromJson(doc, "stiffness", nc);
   p.dissipation = VectorFromJson(doc, "dissipation", nc);
   p.friction = VectorFromJson(doc, "friction", nc);
+  p.M = MatrixFromJson(doc, "M", nv, nv);
+  p.Jn = MatrixFromJson(doc, "Jn", nc, nv);
+  p.Jt = MatrixFromJson(doc, "Jt", 2 * nc, nv);  // 2 nc ≤ 2 kMaxSize fits an int
   if (doc.contains("v0")) p.v0 = VectorFromJson(doc, "v0", nv);
   if (doc.contains("v_guess")) p.v_guess = VectorFromJson(doc, "v_guess", nv);
   if (doc.contains("nb")) {
     const int nb = Integer(Field(doc, "nb"), "nb");
-    p.Jb = MatrixFromJson(doc, "Jb", nb, nv);
+    if (nb > kMaxSize) Fail("nb", "at most " + std::to_string(kMaxSize) + ", got " + std::to_string(nb));
     p.g0 = VectorFromJson(doc, "g0", nb);
+    p.Jb = MatrixFromJson(doc, "Jb", nb, nv);
     p.constraint_stiffness = VectorFromJson(doc, "constraint_stiffness", nb);
     p.constraint_damping = VectorFromJson(doc, "constraint_damping", nb);
   }

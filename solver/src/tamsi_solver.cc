@@ -36,12 +36,16 @@ int Severity(Status status) {
   return 0;
 }
 
-/// Resets `s` for a new solve, keeping the capacity of its history vectors (reserved for `max_iterations`), so that
+constexpr int kReservedIterations = 1000;
+
+/// Resets `s` for a new solve, keeping the capacity of its history vectors (reserved for `max_iterations`, at most
+/// kReservedIterations), so that
 /// a steady-state solve allocates nothing.
 void ResetSummary(int max_iterations, Summary* s) {
   auto keep = [max_iterations](auto* from, auto* to) {
     from->clear();
-    from->reserve(static_cast<size_t>(max_iterations));
+    // Capped: a huge iteration cap must not allocate its whole history up front (histories past the cap grow).
+    from->reserve(static_cast<size_t>(std::min(max_iterations, kReservedIterations)));
     *to = std::move(*from);
   };
   Summary fresh;

@@ -84,5 +84,29 @@ TEST(ProblemIo, MalformedDocumentsNameTheField) {
   EXPECT_THROW(ReadProblem("/nonexistent/problem.json"), ProblemFormatError);
 }
 
+// Hostile files: a number beyond a double, sizes the file does not hold, sizes whose doubling overflows an int. Each
+// is one ProblemFormatError naming what is wrong, raised before anything of the declared size is allocated.
+TEST(ProblemIo, HostileSizesAndNumbersAreNamedErrors) {
+  std::string text = ProblemToJson(testing::RandomProblem(4, 2, 5));
+  const std::string step = "\"time_step\":";
+  const auto at = text.find(step) + step.size();
+  std::string huge = text;
+  huge.replace(at, text.find(',', at) - at, "2e310");
+  EXPECT_THAT([&] { ProblemFromJson(huge); },
+              ::testing::ThrowsMessage<ProblemFormatError>(HasSubstr("not valid JSON")));
+  nlohmann::json doc = nlohmann::json::parse(text);
+  // A small file declaring nv = 1e8 (and matrices that size): its p_star holds 4 entries.
+  doc["nv"] = 100000000;
+  for (const char* m : {"M", "Jn", "Jt"}) doc[m]["cols"] = 100000000;
+  doc["M"]["rows"] = 100000000;
+  EXPECT_THAT(
+      [&] { ProblemFromJson(doc.dump()); },
+      ::testing::ThrowsMessage<ProblemFormatError>(HasSubstr("problem.p_star: expected 100000000 entries, got 4")));
+  doc = nlohmann::json::parse(text);
+  doc["nc"] = 1500000000;  // 2 nc overflows an int
+  EXPECT_THAT([&] { ProblemFromJson(doc.dump()); },
+              ::testing::ThrowsMessage<ProblemFormatError>(HasSubstr("problem.nc: at most 268435456")));
+}
+
 }  // namespace
 }  // namespace tamsi

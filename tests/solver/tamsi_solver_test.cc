@@ -290,6 +290,54 @@ TEST(TamsiSolver, SingularNewtonMatrixIsAStatusNotACrash) {
   }
 }
 
+// A failed solve's backend message is not reported by a later solve of the same pattern that fails otherwise.
+TEST(TamsiSolver, AnEarlierFailuresMessageIsNotReportedAgain) {
+  auto problem_with = [](double off_diagonal, double penetration) {
+    ContactProblem p;
+    p.time_step = 1e-3;
+    p.M.resize(40, 40);
+    for (int i = 0; i < 40; i += 2)
+      p.M.insert(i, i) = p.M.insert(i + 1, i + 1) = 1, p.M.insert(i, i + 1) = p.M.insert(i + 1, i) = off_diagonal;
+    p.M.makeCompressed();
+    p.Jn.resize(1, 40);
+    p.Jn.insert(0, 0) = 1.0;
+    p.Jt.resize(2, 40);
+    p.Jt.insert(0, 2) = 1.0;
+    p.Jt.insert(1, 4) = 1.0;
+    p.Jn.makeCompressed();
+    p.Jt.makeCompressed();
+    p.p_star = Eigen::VectorXd::Ones(40);
+    p.delta0 = Eigen::VectorXd::Constant(1, penetration);
+    p.stiffness = Eigen::VectorXd::Constant(1, 1e5);
+    p.dissipation = Eigen::VectorXd::Constant(1, 1.0);
+    p.friction = Eigen::VectorXd::Constant(1, 0.5);
+    p.v_guess = Eigen::VectorXd::Zero(40);
+    return p;
+  };
+  Options options;
+  options.linear_solver = LinearSolverType::kUmfpack;
+  options.max_iterations = 1;
+  TamsiSolver solver(options);
+  Result result;
+  // Singular blocks [[1, 1], [1, 1]] and a contact out of touch: the factorization fails, with the backend's words.
+  ASSERT_EQ(solver.Solve(problem_with(1.0, -1.0), &result), Status::kLinearSolverFailed);
+  ASSERT_FALSE(result.summary.message.empty());
+  // The same pattern, regular, with a contact that needs more than the one iteration allowed.
+  ASSERT_EQ(solver.Solve(problem_with(0.5, 1e-2), &result), Status::kMaxIterationsReached);
+  EXPECT_TRUE(result.summary.structure_reused);
+  EXPECT_EQ(result.summary.message, "");
+}
+
+// A huge iteration cap is accepted without reserving its whole history up front.
+TEST(TamsiSolver, AHugeIterationCapAllocatesOnlyWhatItUses) {
+  Options options;
+  options.max_iterations = 1000000000;
+  TamsiSolver solver(options);
+  Result result;
+  ASSERT_EQ(solver.Solve(testing::RandomProblem(12, 4, 3), &result), Status::kSuccess);
+  EXPECT_LT(result.summary.vt_residual.capacity(), 10000u);
+}
+
 TEST(ContactProblem, InvalidFieldsAreNamed) {
   const ContactProblem good = RandomProblem(6, 2, 1);
   auto expect_error = [&](auto mutate, const std::string& field) {
