@@ -116,6 +116,13 @@ void RunScene(const RunArgs& args) {
   const mjModel& model = sim.model();
   const double h = sim.time_step();
   const double duration = args.duration.value_or(scene.duration);
+  // The step count is bounded before it is rounded (duration / h can exceed what a long long holds).
+  constexpr double kMaxSteps = 1e12;
+  if (!(duration / h <= kMaxSteps)) {
+    throw CLI::RuntimeError("--duration " + Format("%g", duration) + " s at h = " + Format("%g", h) +
+                                " s is more than " + Format("%g", kMaxSteps) + " steps",
+                            2);
+  }
   const long long num_steps = std::max(1LL, std::llround(duration / h));
   const std::string engine = args.solver == "mujoco"
                                  ? "mujoco" + (args.mujoco_solver.empty() ? "" : " (" + args.mujoco_solver + ")")

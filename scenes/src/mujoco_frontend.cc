@@ -84,6 +84,8 @@ std::string WithLoaderSizes(const std::string& xml, const std::string& name) {
 
 // Compiles MJCF text through MuJoCo's VFS under `vfs_name` (a file name or path); `name` is for messages.
 ModelPtr LoadMjcf(const std::string& xml, const std::string& vfs_name, const std::string& name) {
+  if (xml.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw ModelLoadError("cannot load model '" + name + "': the file is empty");
   const std::string sized = WithLoaderSizes(xml, name);
   auto vfs = std::make_unique<mjVFS>();
   mj_defaultVFS(vfs.get());
@@ -102,7 +104,11 @@ ModelPtr LoadMjcf(const std::string& xml, const std::string& vfs_name, const std
   }
   mj_deleteVFS(vfs.get());
   if (model == nullptr) {
-    throw ModelLoadError("cannot load model '" + name + "': " + (error[0] ? error : "unknown MuJoCo error"));
+    // MuJoCo's message spans lines ("XML Error: …\nElement 'geom', line 1"): one line, parts joined by "; ".
+    std::string reason = error[0] ? error : "unknown MuJoCo error";
+    while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
+    for (auto at = reason.find('\n'); at != std::string::npos; at = reason.find('\n', at)) reason.replace(at, 1, "; ");
+    throw ModelLoadError("cannot load model '" + name + "': " + reason);
   }
   return ModelPtr(model);
 }

@@ -30,12 +30,27 @@ ModelPtr CheckModel(ModelPtr model) {
   return model;
 }
 
+/// The model's state at `keyframe` (-1: qpos0 at rest). Throws std::invalid_argument naming the keyframe and the
+/// entry when a position, velocity, activation or control is not finite.
 void ResetState(const mjModel& model, mjData* data, int keyframe) {
   if (keyframe >= 0) {
     mj_resetDataKeyframe(&model, data, keyframe);
   } else {
     mj_resetData(&model, data);
   }
+  const char* key_name = keyframe >= 0 ? mj_id2name(&model, mjOBJ_KEY, keyframe) : nullptr;
+  const std::string source = keyframe < 0 ? std::string("the model's qpos0")
+                             : key_name   ? "keyframe '" + std::string(key_name) + "'"
+                                          : "keyframe #" + std::to_string(keyframe);
+  auto check = [&](const char* field, const double* values, int n) {
+    for (int i = 0; i < n; ++i)
+      if (!std::isfinite(values[i]))
+        throw std::invalid_argument(source + ": " + field + "[" + std::to_string(i) + "] is not finite");
+  };
+  check("qpos", data->qpos, model.nq);
+  check("qvel", data->qvel, model.nv);
+  check("act", data->act, model.na);
+  check("ctrl", data->ctrl, model.nu);
 }
 
 // MuJoCo 2.2.2 warnings that make a step of its own solver invalid.

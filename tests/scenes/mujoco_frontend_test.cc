@@ -303,6 +303,23 @@ TEST(FrontEnd, LoadErrorsNameTheProblem) {
   EXPECT_THROW(LoadModelFromString("<mujoco><worldbody><body><geom type='sphere'/></body>", "broken"), ModelLoadError);
   EXPECT_THROW(LoadModelFromString("<mujoco><worldbody><geom type='nosuchtype' size='1'/></worldbody></mujoco>", "bad"),
                ModelLoadError);
+  // One line each, naming the model: MuJoCo's two-line XML errors and an empty file.
+  try {
+    LoadModelFromString("<mujoco><worldbody><body><geom type='sphere' size='x'/></body></worldbody></mujoco>", "attr");
+    FAIL() << "expected ModelLoadError";
+  } catch (const ModelLoadError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot load model 'attr': XML Error"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("; Element 'geom', line 1"), std::string::npos) << e.what();
+  }
+  const std::string empty = ::testing::TempDir() + "/empty_model.xml";
+  std::ofstream(empty).close();
+  try {
+    LoadModelFromFile(empty);
+    FAIL() << "expected ModelLoadError";
+  } catch (const ModelLoadError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot load model '" + empty + "': the file is empty");
+  }
 }
 
 TEST(FrontEnd, LoaderKeepsTheModelsOwnSizesAndFindsTheRoot) {

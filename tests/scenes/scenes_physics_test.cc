@@ -491,6 +491,23 @@ TEST(YcbObjects, MeshObjectsComeToRestOnTheGround) {
   EXPECT_GT(speed[1], 1e-5);
 }
 
+// A keyframe with a NaN is rejected when the simulator starts, naming the keyframe and the entry (it loaded, wrote NaN
+// into the first trajectory row, then failed every retry).
+TEST(Simulator, NonFiniteKeyframesAreRejectedByName) {
+  ModelPtr model = LoadModelFromString(R"(
+<mujoco>
+  <worldbody><body><freejoint/><geom type="sphere" size="0.1"/></body></worldbody>
+  <keyframe><key name="broken" qpos="0 0 nan 1 0 0 0"/></keyframe>
+</mujoco>)",
+                                       "nan_key");
+  try {
+    Simulator sim(std::move(model), SimulatorOptions(), 0);
+    ADD_FAILURE() << "accepted a NaN keyframe";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "keyframe 'broken': qpos[2] is not finite");
+  }
+}
+
 TEST(SceneLibrary, UnknownNamesAndMissingFilesAreRejected) {
   EXPECT_THROW(LoadScene("no_such_scene"), UnknownSceneError);
   EXPECT_THROW(LoadScene("/no/such/model.xml"), ModelLoadError);
