@@ -14,8 +14,9 @@ mjfCollision mujoco_sphere_cylinder = nullptr;
 // Sphere geom g1 against cylinder geom g2 in closed form, under MuJoCo's collision-function contract: one contact
 // when the surfaces are closer than `margin` (m), with dist (m, < 0 in penetration), pos (world, m; midway between
 // the two surfaces along the normal) and frame[0..2] (unit normal from the sphere toward the cylinder; mj_collision
-// completes the frame and fills the rest). The cylinder's signed distance field is exact: outside, the distance to
-// the nearest point of its side, cap or rim; inside, the depth below the nearest of its side and caps.
+// completes the frame from the normal, frame[3..5] zero, and fills the rest). The cylinder's signed distance field is
+// exact: outside, the distance to the nearest point of its side, cap or rim; inside, the depth below the nearest of its
+// side and caps.
 int AnalyticSphereCylinder(const mjModel* m, const mjData* d, mjContact* con, int g1, int g2, mjtNum margin) {
   const mjtNum* center = d->geom_xpos + 3 * g1;
   const mjtNum sphere_radius = m->geom_size[3 * g1];
@@ -52,6 +53,7 @@ int AnalyticSphereCylinder(const mjModel* m, const mjData* d, mjContact* con, in
   mju_rotVecMat(outward, normal_local, rotation);
   con->dist = dist;
   mju_scl3(con->frame, outward, -1.0);
+  mju_zero3(con->frame + 3);  // no tangent given: mj_collision picks one (the array is its uninitialized stack)
   mju_addScl3(con->pos, center, outward, -0.5 * (distance + sphere_radius));
   return 1;
 }
@@ -95,6 +97,7 @@ int SupportPlaneMesh(const mjModel* m, const mjData* d, mjContact* con, int g1, 
     }
     con[slot].dist = dist;
     mju_copy3(con[slot].frame, normal);
+    mju_zero3(con[slot].frame + 3);  // no tangent given: mj_collision picks one
     mju_addScl3(con[slot].pos, p, normal, -0.5 * dist);
   }
   return n;
