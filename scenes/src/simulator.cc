@@ -144,6 +144,9 @@ Simulator::Simulator(ModelPtr model, const SimulatorOptions& options, int keyfra
       builder_(*model_, options.contact),
       solver_(options.solver) {
   if (!std::isfinite(options.time_step)) throw std::invalid_argument("SimulatorOptions.time_step must be finite");
+  if (!(options.max_speed > 0)) {
+    throw std::invalid_argument("SimulatorOptions.max_speed must be > 0, got " + std::to_string(options.max_speed));
+  }
   if (options.max_halvings < 0 || options.max_halvings > 20) {
     throw std::invalid_argument("SimulatorOptions.max_halvings must be in [0, 20], got " +
                                 std::to_string(options.max_halvings));
@@ -313,8 +316,10 @@ StepInfo Simulator::StepTamsi() {
         info.substeps = substeps;
         return info;
       }
-      failure = std::string("status ") + ToString(result_.summary.status) +
-                (result_.summary.message.empty() ? "" : " (" + result_.summary.message + ")");
+      failure = !substep_failure_.empty()
+                    ? substep_failure_
+                    : std::string("status ") + ToString(result_.summary.status) +
+                          (result_.summary.message.empty() ? "" : " (" + result_.summary.message + ")");
     } catch (const std::invalid_argument& e) {
       failure = std::string("invalid problem: ") + e.what();
     }
@@ -336,6 +341,7 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
   builder_.SetTimeStep(h, &problem_);
   problem_.delta0 = delta_start_;
   problem_.g0 = g_start_;
+  substep_failure_.clear();
   info->iterations = 0;
   info->secant_iterations = 0;
   info->primal_dual_fallbacks = 0;
@@ -363,6 +369,14 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
                     summary.time_solve,       summary.time_line_search, summary.numeric_factorizations,
                     summary.krylov_iterations};
     if (!result_.ok()) {
+      if (failure_sink_) failure_sink_(problem_, stats_.steps, s, substeps);
+      return false;
+    }
+    const double speed = result_.v.lpNorm<Eigen::Infinity>();
+    if (!(speed <= options_.max_speed)) {
+      substep_failure_ = "diverged: a generalized speed of " + Format("%.3g", speed) +
+                         " m/s or rad/s exceeds SimulatorOptions::max_speed (" + Format("%.3g", options_.max_speed) +
+                         ")";
       if (failure_sink_) failure_sink_(problem_, stats_.steps, s, substeps);
       return false;
     }

@@ -1,4 +1,5 @@
 // Scene-level physics of the MuJoCo front end + TAMSI stepping, checked against closed forms and fine ODE solutions.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <tamsi/problem_io.h>
 #include <tamsi/scenes/scene_library.h>
@@ -505,6 +506,30 @@ TEST(Simulator, NonFiniteKeyframesAreRejectedByName) {
     ADD_FAILURE() << "accepted a NaN keyframe";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "keyframe 'broken': qpos[2] is not finite");
+  }
+}
+
+// The divergence guard: a falling ball passes a max_speed of 0.5 m/s after about 0.05 s; the step that would pass it
+// fails every retry and is named, and the state stays at the last step below it. (A real divergence, one-way coupling
+// on a dropped clutter bin, is the CLI test cli_run_oneway_divergence_is_named.)
+TEST(Simulator, ADivergingRunIsStoppedAndNamed) {
+  ModelPtr model = LoadModelFromString(R"(
+<mujoco>
+  <option timestep="0.002"/>
+  <worldbody><body pos="0 0 1"><freejoint/><geom type="sphere" size="0.01" mass="0.01"/></body></worldbody>
+</mujoco>)",
+                                       "falling");
+  SimulatorOptions options;
+  options.max_speed = 0.5;
+  options.max_halvings = 1;
+  Simulator sim(std::move(model), options, -1);
+  try {
+    for (int n = 0; n < 100; ++n) sim.Step();
+    FAIL() << "no divergence detected; speed " << std::abs(sim.data().qvel[2]);
+  } catch (const StepFailedError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("diverged: a generalized speed of"));
+    EXPECT_EQ(sim.statistics().steps, 25);  // 9.81 m/s² × 0.052 s > 0.5 m/s
+    EXPECT_LE(std::abs(sim.data().qvel[2]), 0.5);
   }
 }
 

@@ -38,6 +38,11 @@ struct SimulatorOptions {
   ContactDefaults contact;
   /// A failed TAMSI solve is retried with 2, 4, …, 2^max_halvings substeps, ≥ 0.
   int max_halvings{4};
+  /// Divergence guard (TAMSI): a solve whose generalized velocities exceed this (m/s or rad/s) in magnitude fails
+  /// like a non-converged one (retried with substeps, then named in StepFailedError); > 0. No manipulation scene
+  /// comes near 1e3; an explicit scheme past its stability limit (one-way on stiff dissipative contacts) passes it
+  /// within a few steps.
+  double max_speed{1e3};
   /// For Engine::kMujoco: mjSOL_PGS, mjSOL_CG or mjSOL_NEWTON; -1 keeps the model's choice.
   int mujoco_solver{-1};
   /// For Engine::kTamsi: the front end's narrow phase of sphere–cylinder and plane–mesh pairs. MuJoCo's engine keeps
@@ -204,6 +209,7 @@ class Simulator {
   ContactProblem problem_;
   Result result_;
   Eigen::VectorXd v0_, delta_start_, g_start_, v_work_, q_work_;
+  std::string substep_failure_;  // why SolveWithSubsteps last returned false, when not the solver's status
   RunStatistics stats_;
   ProblemSink sink_, failure_sink_;
   StepObserver observer_;
