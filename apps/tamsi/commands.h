@@ -22,6 +22,12 @@ void AddRunCommand(CLI::App& app);
 /// `tamsi list`: the built-in scenes with one-line descriptions.
 void AddListCommand(CLI::App& app);
 
+/// Flag validators whose errors fit one line and quote the value as given ("--dt: must be finite and > 0, got -1");
+/// CLI11's own PositiveNumber prints its 309-digit upper bound.
+CLI::Validator Positive();
+CLI::Validator NonNegative();
+CLI::Validator AtMost(double bound);
+
 /// The Newton iteration's options shared by `solve` and `run`: `--newton-solve exact|reuse|symmetric`
 /// (Options::newton_solve), `--friction-newton primal-dual|tangent` (Options::friction_newton),
 /// `--krylov-tolerance` (Options::krylov_tolerance) and `--no-secant-safeguard` (Options::secant_safeguard).

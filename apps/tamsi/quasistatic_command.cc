@@ -104,7 +104,7 @@ void AddQuasistaticCommand(CLI::App& app) {
   CLI::App* run = qs_app->add_subcommand("run", "simulate one example and optionally write its trajectory CSV");
   run->add_option("example", run_args->example, "example name (see `tamsi quasistatic list`)")->required();
   run->add_option("--epsilon", run_args->epsilon, "feedback scaling epsilon >= 0 (default: the example's)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   run->add_option("--output", run_args->output, "trajectory CSV path (a .gp script and .png plot go beside it)");
   run->add_flag("--full-report", run_args->full, "print the full run summary");
   run->callback([run_args]() { RunExample(*run_args); });

@@ -226,8 +226,8 @@ void AddRunCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run", "Simulate a built-in scene or an MJCF model and print a summary");
   cmd->add_option("scene", args->scene,
                   std::string("Built-in scene name (tamsi list) or MJCF file; default ") + scenes::DefaultSceneName());
-  cmd->add_option("--dt", args->dt, "Time step h (s); default: the model's timestep")->check(CLI::PositiveNumber);
-  cmd->add_option("--duration", args->duration, "Simulated time (s); default: the scene's")->check(CLI::PositiveNumber);
+  cmd->add_option("--dt", args->dt, "Time step h (s); default: the model's timestep")->check(Positive());
+  cmd->add_option("--duration", args->duration, "Simulated time (s); default: the scene's")->check(Positive());
   cmd->add_option("--solver", args->solver, "tamsi (two-way), tamsi-oneway, or mujoco (MuJoCo's own solver)")
       ->check(CLI::IsMember({"tamsi", "tamsi-oneway", "mujoco"}));
   cmd->add_option("--mujoco-solver", args->mujoco_solver, "With --solver mujoco: newton, cg or pgs (default: model's)")
@@ -236,18 +236,20 @@ void AddRunCommand(CLI::App& app) {
                   "Sphere-cylinder and plane-mesh contacts of the TAMSI front end: analytic (closed form; every hull "
                   "vertex at a plane; default) or mujoco (MuJoCo 2.2.2's own colliders)")
       ->check(CLI::IsMember({"analytic", "mujoco"}));
-  cmd->add_option("--threads", args->threads, "Solver threads (0: all hardware threads)")
-      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", args->threads, "Solver threads (0: all hardware threads)")->check(NonNegative());
   AddIterationOptions(cmd, &args->iteration);
   cmd->add_option("--max-iterations", args->max_iterations, "Newton iteration cap per solve (default 100)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--stiffness", args->stiffness, "Per-geom contact stiffness (N/m), overrides MJCF user data")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
+  cmd->add_option("--stiffness", args->stiffness,
+                  "Per-geom contact stiffness (N/m, at most 1e12), overrides MJCF user data")
+      ->check(Positive())
+      ->check(AtMost(1e12));
   cmd->add_option("--dissipation", args->dissipation,
-                  "Per-geom Hunt-Crossley dissipation (s/m), overrides MJCF user data")
-      ->check(CLI::NonNegativeNumber);
+                  "Per-geom Hunt-Crossley dissipation (s/m, at most 1e6), overrides MJCF user data")
+      ->check(NonNegative())
+      ->check(AtMost(1e6));
   cmd->add_option("--stiction-tolerance", args->stiction_tolerance, "Stiction tolerance v_s (m/s); default 1e-4")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   cmd->add_option("--keyframe", args->keyframe, "Initial state: keyframe name (default: the model's first)");
   cmd->add_option("--output", args->output_path,
                   "Trajectory CSV: time, each moving body's pose and velocity, each joint's position and velocity, "
@@ -262,11 +264,11 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_option("--dump-failures", args->failures_dir,
                   "Write the problem of every failed solve (before its substep retry) as JSON into this directory");
   cmd->add_flag("--quiet", args->quiet, "No header and no progress lines (the summary is still printed)");
-  cmd->add_option("--bodies", args->bodies, "clutter_bin: number of bodies (default 200)")->check(CLI::PositiveNumber);
+  cmd->add_option("--bodies", args->bodies, "clutter_bin: number of bodies (default 200)")->check(Positive());
   cmd->add_option("--seed", args->seed, "clutter_bin: random seed (default 1)");
   cmd->add_option("--drop-speed", args->drop_speed,
                   "clutter_bin: initial downward speed of every body (m/s, default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   cmd->add_flag("--settle", args->settle, "Simulate until at rest (speeds < 1e-2, at most 10 s) before the run");
   cmd->callback([args] { RunScene(*args); });
 }

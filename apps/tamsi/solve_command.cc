@@ -62,9 +62,9 @@ void AddSolveCommand(CLI::App& app) {
       ->excludes("--no-tals");
   cmd->add_flag("--smooth-friction", args->smooth_friction, "C1 friction regularization instead of eq. 7");
   cmd->add_option("--stiction-tolerance", args->options.stiction_tolerance, "Stiction tolerance v_s (m/s)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   cmd->add_option("--relative-tolerance", args->options.relative_tolerance, "Convergence tolerance relative to v_s");
-  cmd->add_option("--max-iterations", args->options.max_iterations, "Newton iteration cap")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-iterations", args->options.max_iterations, "Newton iteration cap")->check(Positive());
   cmd->add_option("--threads", args->options.num_threads, "Threads (0: all hardware threads)");
   const std::map<std::string, LinearSolverType> backends{{"auto", LinearSolverType::kAuto},
                                                          {"umfpack", LinearSolverType::kUmfpack},
