@@ -4,9 +4,17 @@
 
 #include <tamsi/scenes/scene_library.h>
 
+#include <stdexcept>
 #include <string>
 
 namespace tamsi::scenes::internal {
+
+/// The id of the named element of a built-in scene's model; std::logic_error when the model lacks it.
+inline int Id(const mjModel& model, mjtObj type, const char* name) {
+  const int id = mj_name2id(&model, type, name);
+  if (id < 0) throw std::logic_error(std::string("built-in scene lacks '") + name + "'");
+  return id;
+}
 
 inline constexpr char kRobotiqGrasp[] = "robotiq_grasp";
 inline constexpr char kAllegroMug[] = "allegro_mug";
