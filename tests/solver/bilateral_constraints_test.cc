@@ -116,6 +116,34 @@ TEST(BilateralConstraints, BackendsAndThreadCountsAgree) {
   EXPECT_EQ(one.constraint_forces, four.constraint_forces);
 }
 
+// Two masses with no contact between them, tied by one constraint row: one island (the fold couples them in M), and
+// the islands' solution is the monolithic one. A constant force on the first drags the second along.
+TEST(BilateralConstraints, IslandsAccountForConstraintCoupling) {
+  ContactProblem p;
+  p.time_step = 1e-2;
+  p.M.resize(2, 2);
+  p.M.insert(0, 0) = 1.0;
+  p.M.insert(1, 1) = 2.0;
+  p.M.makeCompressed();
+  p.Jn.resize(0, 2);
+  p.Jt.resize(0, 2);
+  p.Jb.resize(1, 2);
+  p.Jb.insert(0, 0) = 1.0;
+  p.Jb.insert(0, 1) = -1.0;  // g = x0 − x1
+  p.g0 = Eigen::VectorXd::Zero(1);
+  p.constraint_stiffness = Eigen::VectorXd::Constant(1, 1e4);
+  p.constraint_damping = Eigen::VectorXd::Constant(1, 100.0);
+  p.p_star = Eigen::Vector2d(p.time_step * 3.0, 0.0);  // 3 N on mass 0
+  Result islands, whole;
+  Options o;
+  ASSERT_EQ(TamsiSolver(o).Solve(p, &islands), Status::kSuccess);
+  o.use_islands = false;
+  ASSERT_EQ(TamsiSolver(o).Solve(p, &whole), Status::kSuccess);
+  EXPECT_EQ(islands.summary.num_islands, 1);
+  EXPECT_LT((islands.v - whole.v).lpNorm<Eigen::Infinity>(), 1e-14);
+  EXPECT_GT(islands.v[1], 0.0);  // the second mass moves with the first
+}
+
 TEST(BilateralConstraints, ProblemFilesCarryThemAndReplayExactly) {
   ContactProblem p = testing::RandomProblem(30, 8, 21);
   AddRandomConstraints(5, 22, &p);
