@@ -308,11 +308,20 @@ std::vector<std::string> UnsupportedFeatures(const mjModel& model) {
       if (model.tendon_frictionloss[t] > 0)
         features.push_back("frictionloss of " + Label(model, mjOBJ_TENDON, t, "tendon"));
   }
-  for (int g = 0; g < model.ngeom; ++g)
-    if (model.geom_condim[g] > 3 && (model.geom_contype[g] != 0 || model.geom_conaffinity[g] != 0))
+  // MuJoCo's contact softness (its default solref (0.02, 1), solimp (0.9, 0.95, 0.001, 0.5, 2)): TAMSI's contacts take
+  // their stiffness and dissipation from geom user data or the penetration-allowance rule instead.
+  const double default_solref[mjNREF] = {0.02, 1.0}, default_solimp[mjNIMP] = {0.9, 0.95, 0.001, 0.5, 2.0};
+  for (int g = 0; g < model.ngeom; ++g) {
+    if (model.geom_contype[g] == 0 && model.geom_conaffinity[g] == 0) continue;
+    const std::string geom = Label(model, mjOBJ_GEOM, g, "geom");
+    if (model.geom_condim[g] > 3)
       features.push_back("torsional" + std::string(model.geom_condim[g] == 6 ? " and rolling" : "") +
-                         " friction (condim " + std::to_string(model.geom_condim[g]) + ") of " +
-                         Label(model, mjOBJ_GEOM, g, "geom"));
+                         " friction (condim " + std::to_string(model.geom_condim[g]) + ") of " + geom);
+    if (!std::equal(default_solref, default_solref + mjNREF, model.geom_solref + mjNREF * g) ||
+        !std::equal(default_solimp, default_solimp + mjNIMP, model.geom_solimp + mjNIMP * g))
+      features.push_back("contact solref/solimp of " + geom +
+                         " (TAMSI's contacts take k and d from user data or the scene's defaults)");
+  }
   for (int e = 0; e < model.neq; ++e) {
     const int type = model.eq_type[e];
     if (type != mjEQ_CONNECT && type != mjEQ_WELD && type != mjEQ_JOINT && type != mjEQ_TENDON)

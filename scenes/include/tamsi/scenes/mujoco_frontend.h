@@ -126,8 +126,9 @@ struct ConstraintCounts {
 };
 
 /// Parts of `model` that the TAMSI step does not take into account, one phrase each naming the element, e.g.
-/// "frictionloss of joint 'finger'" or "torsional and rolling friction (condim 6) of geom 'pad'"; empty when every
-/// force MuJoCo would apply has a counterpart in the step.
+/// "frictionloss of joint 'finger'", "torsional and rolling friction (condim 6) of geom 'pad'" or a contact geom's
+/// non-default solref/solimp (TAMSI's contact stiffness and dissipation come from `user` data or the
+/// penetration-allowance rule); empty when every force MuJoCo would apply has a counterpart in the step.
 std::vector<std::string> UnsupportedFeatures(const mjModel& model);
 
 /// Builds ContactProblems from an mjModel/mjData pair. Holds per-model tables (the dof chain of each body, per-geom
