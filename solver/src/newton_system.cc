@@ -1,8 +1,27 @@
 #include <tamsi/newton_system.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace tamsi {
+
+namespace {
+
+template <class Vector>
+bool SamePattern(const SparseMatrix& A, const Vector& outer, const Vector& inner) {
+  return A.isCompressed() && static_cast<size_t>(A.outerSize()) + 1 == outer.size() &&
+         std::equal(outer.begin(), outer.end(), A.outerIndexPtr()) &&
+         static_cast<size_t>(A.nonZeros()) == inner.size() && std::equal(inner.begin(), inner.end(), A.innerIndexPtr());
+}
+
+/// Position of entry (row, col) in the compressed column `col` of A (which must hold it).
+int Slot(const SparseMatrix& A, int row, int col) {
+  const int* begin = A.innerIndexPtr() + A.outerIndexPtr()[col];
+  const int* end = A.innerIndexPtr() + A.outerIndexPtr()[col + 1];
+  return static_cast<int>(std::lower_bound(begin, end, row) - A.innerIndexPtr());
+}
+
+}  // namespace
 
 NewtonSystem::NewtonSystem(const ContactProblem& problem, bool two_way, double stiction_tolerance,
                            FrictionRegularization regularization, const kernels::ThreadBudget& budget)
@@ -15,11 +34,7 @@ bool NewtonSystem::Reset(const ContactProblem& problem) {
   model_.time_step = problem.time_step;
   CalcEffectiveMomentumBalance(problem);
   const SparseMatrix& M = *M_;
-  const bool same_m = static_cast<size_t>(M.outerSize()) + 1 == m_outer_.size() &&
-                      std::equal(m_outer_.begin(), m_outer_.end(), M.outerIndexPtr()) &&
-                      static_cast<size_t>(M.nonZeros()) == m_inner_.size() &&
-                      std::equal(m_inner_.begin(), m_inner_.end(), M.innerIndexPtr());
-  const bool keep = same_m && J_.HasPattern(problem.Jn, problem.Jt);
+  const bool keep = SamePattern(M, m_outer_, m_inner_) && J_.HasPattern(problem.Jn, problem.Jt);
   if (keep) {
     J_.SetValues(problem.Jn, problem.Jt);
   } else {
@@ -42,24 +57,6 @@ bool NewtonSystem::Reset(const ContactProblem& problem) {
   values_.resize(pattern_.nnz());
   return keep;
 }
-
-namespace {
-
-template <class Vector>
-bool SamePattern(const SparseMatrix& A, const Vector& outer, const Vector& inner) {
-  return A.isCompressed() && static_cast<size_t>(A.outerSize()) + 1 == outer.size() &&
-         std::equal(outer.begin(), outer.end(), A.outerIndexPtr()) &&
-         static_cast<size_t>(A.nonZeros()) == inner.size() && std::equal(inner.begin(), inner.end(), A.innerIndexPtr());
-}
-
-/// Position of entry (row, col) in the compressed column `col` of A (which must hold it).
-int Slot(const SparseMatrix& A, int row, int col) {
-  const int* begin = A.innerIndexPtr() + A.outerIndexPtr()[col];
-  const int* end = A.innerIndexPtr() + A.outerIndexPtr()[col + 1];
-  return static_cast<int>(std::lower_bound(begin, end, row) - A.innerIndexPtr());
-}
-
-}  // namespace
 
 void NewtonSystem::CalcEffectiveMomentumBalance(const ContactProblem& problem) {
   if (problem.num_constraints() == 0) {
@@ -139,15 +136,18 @@ void NewtonSystem::FoldConstraints(const ContactProblem& problem) {
   }
 }
 
-void NewtonSystem::CalcConstraintForces(const Eigen::VectorXd& v, Eigen::VectorXd* forces) const {
+void NewtonSystem::CalcConstraintForces(const Eigen::VectorXd& v, Eigen::VectorXd* forces,
+                                        double* max_violation) const {
   const ContactProblem& p = *problem_;
   forces->resize(p.num_constraints());
   forces->setZero();
   for (int j = 0; j < p.Jb.outerSize(); ++j)
     for (SparseMatrix::InnerIterator it(p.Jb, j); it; ++it) (*forces)[it.row()] += it.value() * v[j];  // ġ = Jb v
+  *max_violation = 0.0;
   for (int r = 0; r < p.num_constraints(); ++r) {
-    const double rate = (*forces)[r];
-    (*forces)[r] = -(p.constraint_stiffness[r] * (p.g0[r] + p.time_step * rate) + p.constraint_damping[r] * rate);
+    const double rate = (*forces)[r], g = p.g0[r] + p.time_step * rate;
+    *max_violation = std::max(*max_violation, std::abs(g));
+    (*forces)[r] = -(p.constraint_stiffness[r] * g + p.constraint_damping[r] * rate);
   }
 }
 

@@ -11,8 +11,6 @@ namespace {
 using json = nlohmann::json;
 constexpr const char* kFormat = "tamsi-contact-problem";
 constexpr int kVersion = 1;
-/// The largest nv, nc and nb a problem file may declare (so that 2 nc fits an int).
-constexpr int kMaxSize = kMaxProblemSize;
 
 [[noreturn]] void Fail(const std::string& field, const std::string& what) {
   throw ProblemFormatError("problem." + field + ": " + what);
@@ -33,6 +31,14 @@ int Integer(const json& x, const std::string& field) {
   if (!x.is_number_integer() || x.get<long long>() < 0 || x.get<long long>() > (1LL << 31) - 1)
     Fail(field, "expected a non-negative integer");
   return x.get<int>();
+}
+
+/// A declared size (nv, nc, nb): a non-negative integer of at most kMaxProblemSize, so that 2 nc fits an int.
+int DeclaredSize(const json& doc, const std::string& name) {
+  const int size = Integer(Field(doc, name), name);
+  if (size > kMaxProblemSize)
+    Fail(name, "at most " + std::to_string(kMaxProblemSize) + ", got " + std::to_string(size));
+  return size;
 }
 
 json VectorToJson(const Eigen::VectorXd& x) { return json(std::vector<double>(x.data(), x.data() + x.size())); }
@@ -122,10 +128,8 @@ ContactProblem ProblemFromJson(const std::string& text) {
   if (!format.is_string() || format.get<std::string>() != kFormat)
     Fail("format", std::string("expected \"") + kFormat + "\"");
   if (Integer(Field(doc, "version"), "version") != kVersion) Fail("version", "expected 1");
-  const int nv = Integer(Field(doc, "nv"), "nv");
-  const int nc = Integer(Field(doc, "nc"), "nc");
-  if (nv > kMaxSize) Fail("nv", "at most " + std::to_string(kMaxSize) + ", got " + std::to_string(nv));
-  if (nc > kMaxSize) Fail("nc", "at most " + std::to_string(kMaxSize) + ", got " + std::to_string(nc));
+  const int nv = DeclaredSize(doc, "nv");
+  const int nc = DeclaredSize(doc, "nc");
   ContactProblem p;
   p.time_step = Number(Field(doc, "time_step"), "time_step");
   // The vectors first: their lengths are checked against nv and nc before anything of those sizes is allocated, so
@@ -137,12 +141,11 @@ ContactProblem ProblemFromJson(const std::string& text) {
   p.friction = VectorFromJson(doc, "friction", nc);
   p.M = MatrixFromJson(doc, "M", nv, nv);
   p.Jn = MatrixFromJson(doc, "Jn", nc, nv);
-  p.Jt = MatrixFromJson(doc, "Jt", 2 * nc, nv);  // 2 nc ≤ 2 kMaxSize fits an int
+  p.Jt = MatrixFromJson(doc, "Jt", 2 * nc, nv);  // 2 nc ≤ 2 kMaxProblemSize fits an int
   if (doc.contains("v0")) p.v0 = VectorFromJson(doc, "v0", nv);
   if (doc.contains("v_guess")) p.v_guess = VectorFromJson(doc, "v_guess", nv);
   if (doc.contains("nb")) {
-    const int nb = Integer(Field(doc, "nb"), "nb");
-    if (nb > kMaxSize) Fail("nb", "at most " + std::to_string(kMaxSize) + ", got " + std::to_string(nb));
+    const int nb = DeclaredSize(doc, "nb");
     p.g0 = VectorFromJson(doc, "g0", nb);
     p.Jb = MatrixFromJson(doc, "Jb", nb, nv);
     p.constraint_stiffness = VectorFromJson(doc, "constraint_stiffness", nb);

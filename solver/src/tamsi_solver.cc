@@ -39,8 +39,7 @@ int Severity(Status status) {
 constexpr int kReservedIterations = 1000;
 
 /// Resets `s` for a new solve, keeping the capacity of its history vectors (reserved for `max_iterations`, at most
-/// kReservedIterations), so that
-/// a steady-state solve allocates nothing.
+/// kReservedIterations), so that a steady-state solve allocates nothing.
 void ResetSummary(int max_iterations, Summary* s) {
   auto keep = [max_iterations](auto* from, auto* to) {
     from->clear();
@@ -90,7 +89,6 @@ struct TamsiSolver::Impl {
   internal::IslandPartition partition;
   std::vector<internal::IslandNewton> islands;
   Eigen::VectorXd v, vt_first, dv, dvn, dvt, symmetric_values;
-  Eigen::VectorXd constraint_rate;                   // ġ = Jb v at the solution (nb)
   bool has_vt_first{false};                          // vt_first holds this solve's first iterate's vt
   std::vector<int> active;                           // islands still iterating
   std::vector<kernels::SlidingBlock> sliding_block;  // per contact: as its island's phase asks
@@ -259,15 +257,7 @@ Status TamsiSolver::Impl::Finish(Status status, Clock::time_point start, const O
   result->vt = system->vt();
   result->fn = system->fn();
   result->ft = system->ft();
-  system->CalcConstraintForces(v, &result->constraint_forces);
-  const ContactProblem& p = system->problem();
-  constraint_rate.setZero(p.num_constraints());
-  for (int j = 0; j < p.Jb.outerSize(); ++j)
-    for (SparseMatrix::InnerIterator it(p.Jb, j); it; ++it) constraint_rate[it.row()] += it.value() * v[j];
-  s.max_constraint_violation = 0.0;
-  for (int r = 0; r < p.num_constraints(); ++r)
-    s.max_constraint_violation =
-        std::max(s.max_constraint_violation, std::abs(p.g0[r] + p.time_step * constraint_rate[r]));
+  system->CalcConstraintForces(v, &result->constraint_forces, &s.max_constraint_violation);
   s.status = status;
   s.time_total = Seconds(start);
   return status;

@@ -66,8 +66,9 @@ class NewtonSystem {
   /// are affine in v (ContactProblem::Jb), moved to the left. M and p* themselves when there are none.
   const SparseMatrix& mass_matrix() const { return *M_; }
   const Eigen::VectorXd& p_star() const { return *p_star_; }
-  /// The bilateral constraint forces λ = −k (g0 + h Jb v) − c Jb v at v (nb, N or N·m), into `forces`.
-  void CalcConstraintForces(const Eigen::VectorXd& v, Eigen::VectorXd* forces) const;
+  /// The bilateral constraint forces λ = −k g − c Jb v at v (nb, N or N·m), into `forces`, with g = g0 + h Jb v, and
+  /// the largest |g| (each row in its unit, m or rad; 0 without constraints) into `max_violation`.
+  void CalcConstraintForces(const Eigen::VectorXd& v, Eigen::VectorXd* forces, double* max_violation) const;
 
  private:
   const ContactProblem* problem_;

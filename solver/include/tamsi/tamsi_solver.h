@@ -55,8 +55,8 @@ enum class FrictionNewton {
   /// contact's w is updated from the full step (kernels::UpdatePrimalDual); with LineSearch::kExact the step length is
   /// the exact line search alone over (0, primal_dual_max_alpha], TALS where Δv is not a descent direction (kTals and
   /// kNone act as for kTangent); no secant phase. An island still iterating after primal_dual_stall_iterations falls
-  /// back to kTangent from its
-  /// current iterate (Summary::primal_dual_fallbacks). Settled piles: about half the paper's iterations.
+  /// back to kTangent from its current iterate (Summary::primal_dual_fallbacks). Settled piles: about half the paper's
+  /// iterations.
   kPrimalDual,
 };
 
