@@ -85,6 +85,13 @@ Compliance MujocoCompliance(const mjModel& model, const mjtNum* solref, const mj
   return c;
 }
 
+/// MuJoCo's inverse weight at qpos0 of joint (dof) or tendon `id`, and the effective mass (kg, kg·m²) of a row whose
+/// inverse weights sum to `invweight` (0 for a row that moves nothing).
+double InverseWeight(const mjModel& model, bool joint, int id) {
+  return joint ? model.dof_invweight0[model.jnt_dofadr[id]] : model.tendon_invweight0[id];
+}
+double EffectiveMass(double invweight) { return invweight > 0 ? 1.0 / invweight : 0.0; }
+
 /// Calls f(dof, value) for the nonzeros of tendon t's Jacobian row (dense or sparse, as MuJoCo stores it).
 template <class F>
 void ForEachTendonEntry(const mjModel& model, const mjData& data, int t, F f) {
@@ -116,15 +123,9 @@ void ContactProblemBuilder::CalcConstraintRows(const mjModel& model, const mjDat
   limit_dissipation_.clear();
   limit_info_.clear();
   equality_rows_->Clear();
-  problem->g0.resize(0);
   constraint_counts_ = ConstraintCounts{};
-  const bool limits = (model.opt.disableflags & mjDSBL_LIMIT) == 0;
-  const bool any_limit =
-      limits &&
-      (std::any_of(model.jnt_limited, model.jnt_limited + model.njnt, [](mjtByte x) { return x != 0; }) ||
-       std::any_of(model.tendon_limited, model.tendon_limited + model.ntendon, [](mjtByte x) { return x != 0; }));
-  if (any_limit) CalcLimitRows(model, data, h);
-  CalcEqualityRows(model, data, h, problem);
+  if ((model.opt.disableflags & mjDSBL_LIMIT) == 0) CalcLimitRows(model, data, h);
+  CalcEqualityRows(model, data, h, problem);  // sets Jb, g0, k, c (empty without equalities)
 }
 
 void ContactProblemBuilder::CalcLimitRows(const mjModel& model, const mjData& data, double h) {
@@ -134,8 +135,7 @@ void ContactProblemBuilder::CalcLimitRows(const mjModel& model, const mjData& da
     const bool joint = kind == ContactInfo::Kind::kJointLimit;
     const Compliance c =
         MujocoCompliance(model, solref, solimp, h, joint ? mjOBJ_JOINT : mjOBJ_TENDON, object, "solreflimit");
-    const double invweight = joint ? model.dof_invweight0[model.jnt_dofadr[object]] : model.tendon_invweight0[object];
-    const double mass = invweight > 0 ? 1.0 / invweight : 0.0;
+    const double mass = EffectiveMass(InverseWeight(model, joint, object));
     const double width = std::max(solimp[2], 1e-9);
     limit_distance_.push_back(distance);
     limit_stiffness_.push_back(mass * c.stiffness);
@@ -200,7 +200,7 @@ void ContactProblemBuilder::CalcEqualityRows(const mjModel& model, const mjData&
     for (int r = 0; r < n; ++r) {
       for (int dof : touched_) rows.Add(dof, scale * row_values_[3 * static_cast<size_t>(dof) + r]);
       rows.EndRow();
-      const double mass = invweight > 0 ? 1.0 / invweight : 0.0;
+      const double mass = EffectiveMass(invweight);
       g.push_back(scale * values[r]);
       stiffness.push_back(mass * c.stiffness);
       damping.push_back(mass * c.damping);
@@ -276,10 +276,8 @@ void ContactProblemBuilder::CalcEqualityRows(const mjModel& model, const mjData&
         const double violation = value(id1) - (id2 >= 0 ? offset : eq[0]);
         accumulate(id1, 1.0);
         if (id2 >= 0) accumulate(id2, -derivative);
-        auto invweight = [&](int id) {
-          return joint ? model.dof_invweight0[model.jnt_dofadr[id]] : model.tendon_invweight0[id];
-        };
-        add_scratch_rows(1, &violation, 1.0, e, invweight(id1) + (id2 >= 0 ? invweight(id2) : 0.0));
+        add_scratch_rows(1, &violation, 1.0, e,
+                         InverseWeight(model, joint, id1) + (id2 >= 0 ? InverseWeight(model, joint, id2) : 0.0));
         break;
       }
       default:

@@ -20,17 +20,11 @@ constexpr char kBoxStickSlip[] = "box_stick_slip";
 constexpr char kGripperMugShake[] = "gripper_mug_shake";
 constexpr char kClutterBin[] = "clutter_bin";
 
-int ActuatorId(const mjModel& model, const char* name) {
-  const int id = mj_name2id(&model, mjOBJ_ACTUATOR, name);
-  if (id < 0) throw std::logic_error(std::string("built-in scene lacks actuator '") + name + "'");
-  return id;
-}
-
 Scene BoxStickSlip() {
   Scene scene;
   scene.name = kBoxStickSlip;
   scene.model = LoadModelFromString(internal::kBoxStickSlipMjcf, kBoxStickSlip);
-  const int push = ActuatorId(*scene.model, "push");
+  const int push = internal::Id(*scene.model, mjOBJ_ACTUATOR, "push");
   scene.controller = [push](const mjModel&, mjData* data) {
     data->ctrl[push] = BoxStickSlipParameters::Force(data->time);
   };
@@ -43,8 +37,8 @@ Scene GripperMugShake() {
   Scene scene;
   scene.name = kGripperMugShake;
   scene.model = LoadModelFromString(internal::kGripperMugShakeMjcf, kGripperMugShake);
-  const int shake = ActuatorId(*scene.model, "shake");
-  const int grip = ActuatorId(*scene.model, "grip");
+  const int shake = internal::Id(*scene.model, mjOBJ_ACTUATOR, "shake");
+  const int grip = internal::Id(*scene.model, mjOBJ_ACTUATOR, "grip");
   scene.controller = [shake, grip](const mjModel&, mjData* data) {
     data->ctrl[shake] = GripperMugParameters::ShakeForce(data->time);
     data->ctrl[grip] = GripperMugParameters::kGripForce;
