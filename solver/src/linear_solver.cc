@@ -159,6 +159,7 @@ class CholmodSolver final : public LinearSolver {
     cholmod_start(&common_);
     common_.print = 0;
     common_.error_handler = nullptr;
+    common_.final_ll = 1;  // simplicial factorizations LLᵀ too: LDLᵀ would factor an indefinite matrix silently
   }
   ~CholmodSolver() override {
     if (factor_) cholmod_free_factor(&factor_, &common_);

@@ -34,7 +34,8 @@ bool NewtonSystem::Reset(const ContactProblem& problem) {
   model_.time_step = problem.time_step;
   CalcEffectiveMomentumBalance(problem);
   const SparseMatrix& M = *M_;
-  const bool keep = SamePattern(M, m_outer_, m_inner_) && J_.HasPattern(problem.Jn, problem.Jt);
+  mass_pattern_kept_ = SamePattern(M, m_outer_, m_inner_);
+  const bool keep = mass_pattern_kept_ && J_.HasPattern(problem.Jn, problem.Jt);
   if (keep) {
     J_.SetValues(problem.Jn, problem.Jt);
   } else {

@@ -13,6 +13,7 @@
 #include "island_newton.h"
 #include "islands.h"
 #include "linear_solver.h"
+#include "mass_factorization.h"
 
 namespace tamsi {
 namespace {
@@ -68,9 +69,13 @@ struct TamsiSolver::Impl {
   /// Per-contact Jacobian blocks, the Newton matrix pattern and its islands (with their backends and symbolic
   /// analyses): kept while the pattern holds, across iterations and across solves.
   void CalcStructure(const ContactProblem& problem, const Options& o, Summary* s);
-  /// The first iterate: the caller's guess, else the free motion v* = M⁻¹ p* (with the bilateral constraints). False
-  /// when M cannot be factored.
-  bool CalcInitialIterate(const ContactProblem& problem, const Options& o, Summary* s);
+  /// The Cholesky factorization of M (NewtonSystem::mass_matrix, the bilateral constraints folded in), analysed
+  /// while its pattern holds. It proves M positive definite, which ContactProblem requires and Validate's O(nnz)
+  /// checks (symmetry, positive diagonal) cannot see: throws std::invalid_argument naming M when it is not.
+  void CalcMassFactorization(Summary* s);
+  /// The first iterate: the caller's guess, else the free motion v* = M⁻¹ p* (with the bilateral constraints), from
+  /// the factorization of M. False when that solve fails.
+  bool CalcInitialIterate(const ContactProblem& problem, Summary* s);
   /// Starts every island in the phase Options::friction_newton asks for, flags its contacts' sliding blocks, and
   /// starts the duals at the first iterate: wᵢ = vtᵢ/max(v_s, ‖vtᵢ‖).
   void StartIslands(const Options& o);
@@ -86,6 +91,8 @@ struct TamsiSolver::Impl {
 
   kernels::ThreadBudget budget;
   std::unique_ptr<NewtonSystem> system;
+  internal::MassFactorization mass;  // M's factorization (CalcMassFactorization)
+  bool mass_analyzed{false};
   internal::IslandPartition partition;
   std::vector<internal::IslandNewton> islands;
   Eigen::VectorXd v, vt_first, dv, dvn, dvt, symmetric_values;
@@ -107,6 +114,7 @@ void TamsiSolver::set_options(const Options& options) {
   options_ = options;
   if (!same_threads) impl_ = std::make_unique<Impl>(options.num_threads);
   impl_->system.reset();  // forget the structure and symbolic analyses: the scheme or backend may have changed
+  impl_->mass_analyzed = false;
   impl_->islands.clear();
 }
 
@@ -146,7 +154,20 @@ void TamsiSolver::Impl::CalcStructure(const ContactProblem& problem, const Optio
   s->time_assembly += Seconds(t);
 }
 
-bool TamsiSolver::Impl::CalcInitialIterate(const ContactProblem& problem, const Options& o, Summary* s) {
+void TamsiSolver::Impl::CalcMassFactorization(Summary* s) {
+  const SparseMatrix& M = system->mass_matrix();
+  const Clock::time_point t = Clock::now();
+  std::string message;
+  if (!mass_analyzed || !system->mass_pattern_kept()) {
+    mass_analyzed = mass.Analyze(M, budget.num_threads(), &message);
+    if (!mass_analyzed) throw std::invalid_argument("ContactProblem.M: " + message);
+  }
+  const bool ok = mass.Factor(M, &message);
+  s->time_numeric += Seconds(t);
+  if (!ok) throw std::invalid_argument("ContactProblem.M: must be positive definite (" + message + ")");
+}
+
+bool TamsiSolver::Impl::CalcInitialIterate(const ContactProblem& problem, Summary* s) {
   const int nv = problem.num_velocities();
   if (problem.v_guess) {
     v = *problem.v_guess;
@@ -155,13 +176,7 @@ bool TamsiSolver::Impl::CalcInitialIterate(const ContactProblem& problem, const 
   v.setZero(nv);
   if (nv == 0) return true;
   const Clock::time_point t = Clock::now();
-  const SparseMatrix& M = system->mass_matrix();
-  const internal::CscView view{nv, M.outerIndexPtr(), M.innerIndexPtr(), M.valuePtr()};
-  auto mass_solver =
-      internal::MakeLinearSolver(nv <= o.dense_threshold ? LinearSolverType::kDense : LinearSolverType::kCholmod,
-                                 /*symmetric=*/true, budget.num_threads());
-  const bool ok = mass_solver->Analyze(view, &s->message) && mass_solver->Factor(view, &s->message) &&
-                  mass_solver->Solve(system->p_star(), &v, &s->message);
+  const bool ok = mass.Solve(system->p_star(), &v, &s->message);
   s->time_numeric += Seconds(t);
   if (!ok) {
     s->message = "free-motion solve M v* = p*: " + s->message;
@@ -284,8 +299,9 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   s.linear_solver_given = o.linear_solver;
 
   w.CalcStructure(problem, o, &s);
+  w.CalcMassFactorization(&s);
   w.has_vt_first = false;
-  if (!w.CalcInitialIterate(problem, o, &s)) return w.Finish(Status::kLinearSolverFailed, start, o, result);
+  if (!w.CalcInitialIterate(problem, &s)) return w.Finish(Status::kLinearSolverFailed, start, o, result);
   if (problem.num_velocities() == 0) return w.Finish(Status::kSuccess, start, o, result);
 
   w.dv.resize(problem.num_velocities());

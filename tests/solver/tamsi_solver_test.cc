@@ -265,28 +265,50 @@ TEST(TamsiSolver, EmptyProblemIsValid) {
   EXPECT_EQ(result.v.size(), 0);
 }
 
+// 2 × 2 blocks [[1, c], [c, 1]] of a 40 × 40 M, no contacts.
+ContactProblem BlockMassProblem(double c) {
+  ContactProblem problem;
+  problem.time_step = 1e-3;
+  problem.M.resize(40, 40);
+  for (int i = 0; i < 40; i += 2)
+    problem.M.insert(i, i) = problem.M.insert(i, i + 1) = problem.M.insert(i + 1, i) = problem.M.insert(i + 1, i + 1) =
+        1;
+  for (int i = 0; i < 40; i += 2) problem.M.coeffRef(i, i + 1) = problem.M.coeffRef(i + 1, i) = c;
+  problem.M.makeCompressed();
+  problem.Jn.resize(0, 40);
+  problem.Jt.resize(0, 40);
+  problem.p_star = Eigen::VectorXd::Ones(40);
+  problem.v_guess = Eigen::VectorXd::Zero(40);
+  return problem;
+}
+
+// M positive definite but singular to working precision (c = 1 − 1e-15): the backends that test their pivots say
+// so in a status; an exactly singular M (c = 1) is an invalid problem, named for every backend.
 TEST(TamsiSolver, SingularNewtonMatrixIsAStatusNotACrash) {
+  for (LinearSolverType backend : {LinearSolverType::kDense, LinearSolverType::kKlu}) {
+    Options options;
+    options.linear_solver = backend;
+    options.newton_solve = NewtonSolve::kExact;
+    TamsiSolver solver(options);
+    Result result;
+    EXPECT_EQ(solver.Solve(BlockMassProblem(1.0 - 1e-15), &result), Status::kLinearSolverFailed) << ToString(backend);
+    EXPECT_THAT(result.summary.message, HasSubstr("singular")) << ToString(backend);
+  }
   for (LinearSolverType backend : {LinearSolverType::kDense, LinearSolverType::kUmfpack, LinearSolverType::kKlu}) {
-    ContactProblem problem;
-    problem.time_step = 1e-3;
-    problem.M.resize(40, 40);
-    for (int i = 0; i < 40; i += 2) {  // 2 × 2 blocks [[1, 1], [1, 1]]: symmetric, positive diagonal, singular
-      problem.M.insert(i, i) = problem.M.insert(i, i + 1) = problem.M.insert(i + 1, i) =
-          problem.M.insert(i + 1, i + 1) = 1;
-    }
-    problem.Jn.resize(0, 40);
-    problem.Jt.resize(0, 40);
-    problem.p_star = Eigen::VectorXd::Ones(40);
-    problem.v_guess = Eigen::VectorXd::Zero(40);
     Options options;
     options.linear_solver = backend;
     TamsiSolver solver(options);
     Result result;
-    EXPECT_EQ(solver.Solve(problem, &result), Status::kLinearSolverFailed) << ToString(backend);
-    EXPECT_FALSE(result.summary.message.empty());
-    problem.v_guess.reset();  // the free-motion solve fails the same way
-    EXPECT_EQ(solver.Solve(problem, &result), Status::kLinearSolverFailed);
-    EXPECT_THAT(result.summary.message, HasSubstr("free-motion"));
+    ContactProblem problem = BlockMassProblem(1.0);
+    for (const bool guess : {true, false}) {
+      if (!guess) problem.v_guess.reset();
+      try {
+        solver.Solve(problem, &result);
+        ADD_FAILURE() << "a singular M solved with " << ToString(backend);
+      } catch (const std::invalid_argument& e) {
+        EXPECT_THAT(e.what(), HasSubstr("ContactProblem.M: must be positive definite")) << e.what();
+      }
+    }
   }
 }
 
@@ -315,12 +337,14 @@ TEST(TamsiSolver, AnEarlierFailuresMessageIsNotReportedAgain) {
     return p;
   };
   Options options;
-  options.linear_solver = LinearSolverType::kUmfpack;
+  options.linear_solver = LinearSolverType::kKlu;
+  options.newton_solve = NewtonSolve::kExact;
   options.max_iterations = 1;
   TamsiSolver solver(options);
   Result result;
-  // Singular blocks [[1, 1], [1, 1]] and a contact out of touch: the factorization fails, with the backend's words.
-  ASSERT_EQ(solver.Solve(problem_with(1.0, -1.0), &result), Status::kLinearSolverFailed);
+  // Blocks [[1, 1 − 1e-15], [1 − 1e-15, 1]], positive definite but singular to working precision, and a contact out
+  // of touch: the Newton matrix's factorization fails, with the backend's words.
+  ASSERT_EQ(solver.Solve(problem_with(1.0 - 1e-15, -1.0), &result), Status::kLinearSolverFailed);
   ASSERT_FALSE(result.summary.message.empty());
   // The same pattern, regular, with a contact that needs more than the one iteration allowed.
   ASSERT_EQ(solver.Solve(problem_with(0.5, 1e-2), &result), Status::kMaxIterationsReached);
@@ -366,6 +390,45 @@ TEST(ContactProblem, InvalidFieldsAreNamed) {
   expect_error([](ContactProblem& p) { p.friction[0] = -0.5; }, "friction");
   expect_error([](ContactProblem& p) { p.v_guess->resize(2); }, "v_guess");
   expect_error([](ContactProblem& p) { p.v0 = Eigen::VectorXd::Constant(6, NAN); }, "v0");
+}
+
+// Validate's O(nnz) checks (symmetry, positive diagonal) cannot see an indefinite M; Solve's factorization of M does,
+// for M factored densely by components and whole by CHOLMOD (nv = 40, 200), with either scheme, whether or not the
+// caller gives a first iterate; the same M made definite solves.
+TEST(ContactProblem, AnIndefiniteMassMatrixIsNamedBySolve) {
+  for (const int nv : {40, 200})
+    for (const double coupling : {1.5, 0.5}) {  // M = tridiag(c, 2, c): definite for |c| < 1, indefinite above
+      ContactProblem p = RandomProblem(nv, 6, 2);
+      std::vector<Eigen::Triplet<double>> triplets;
+      for (int i = 0; i < nv; ++i) {
+        triplets.emplace_back(i, i, 2.0);
+        if (i + 1 < nv) {
+          triplets.emplace_back(i, i + 1, coupling);
+          triplets.emplace_back(i + 1, i, coupling);
+        }
+      }
+      p.M.setFromTriplets(triplets.begin(), triplets.end());
+      ASSERT_NO_THROW(p.Validate());
+      for (const Coupling scheme : {Coupling::kTwoWay, Coupling::kOneWay})
+        for (const bool guess : {true, false}) {
+          Options o;
+          o.coupling = scheme;
+          TamsiSolver solver(o);
+          ContactProblem q = p;
+          if (!guess) q.v_guess.reset();
+          Result result;
+          if (coupling < 1.0) {
+            EXPECT_EQ(solver.Solve(q, &result), Status::kSuccess) << nv;
+            continue;
+          }
+          try {
+            solver.Solve(q, &result);
+            ADD_FAILURE() << "an indefinite M solved (nv " << nv << ")";
+          } catch (const std::invalid_argument& e) {
+            EXPECT_THAT(e.what(), HasSubstr("ContactProblem.M: must be positive definite")) << e.what();
+          }
+        }
+    }
 }
 
 TEST(Options, InvalidFieldsAreNamed) {

@@ -25,7 +25,8 @@ using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 /// equalities: connect, weld, joint and tendon couplings) are the optional rows of Jb below.
 ///
 /// Validate() checks every field once and throws std::invalid_argument naming the bad field. nc = 0 and nv = 0
-/// are valid.
+/// are valid. M's positive definiteness needs a factorization: TamsiSolver::Solve checks it (Validate checks
+/// symmetry and a positive diagonal).
 struct ContactProblem {
   /// Time step h (s), > 0.
   double time_step{0.0};

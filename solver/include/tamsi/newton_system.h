@@ -65,6 +65,8 @@ class NewtonSystem {
   /// M + h Jbᵀ(k h + c)Jb and p* − h Jbᵀ(k ∘ g0): the momentum balance with the bilateral constraints' forces, which
   /// are affine in v (ContactProblem::Jb), moved to the left. M and p* themselves when there are none.
   const SparseMatrix& mass_matrix() const { return *M_; }
+  /// Whether the last Reset kept mass_matrix()'s sparsity pattern (false after construction).
+  bool mass_pattern_kept() const { return mass_pattern_kept_; }
   const Eigen::VectorXd& p_star() const { return *p_star_; }
   /// The bilateral constraint forces λ = −k g − c Jb v at v (nb, N or N·m), into `forces`, with g = g0 + h Jb v, and
   /// the largest |g| (each row in its unit, m or rad; 0 without constraints) into `max_violation`.
@@ -95,6 +97,7 @@ class NewtonSystem {
   kernels::ContactJacobian J_;
   kernels::NewtonMatrixPattern pattern_;
   std::vector<int> m_outer_, m_inner_;  // the pattern of *M_, kept for Reset
+  bool mass_pattern_kept_{false};
   Eigen::VectorXd pi_frozen_, vn_, vt_, pi_, ft_, blocks_, tau_, residual_, values_;
 };
 

@@ -275,8 +275,9 @@ class TamsiSolver {
   /// Throws std::invalid_argument if options are invalid.
   void set_options(const Options& options);
 
-  /// Solves one step. Throws std::invalid_argument for an invalid problem (ContactProblem::Validate); numerical
-  /// trouble is reported in result->summary.status, never thrown.
+  /// Solves one step. Throws std::invalid_argument for an invalid problem (ContactProblem::Validate, and an M that
+  /// its Cholesky factorization finds not positive definite: "ContactProblem.M: must be positive definite (...)");
+  /// numerical trouble is reported in result->summary.status, never thrown.
   Status Solve(const ContactProblem& problem, Result* result);
 
  private:
