@@ -147,7 +147,7 @@ Eigen::Vector3d PinchPath(double t, const Eigen::Vector3d& start, Eigen::Vector3
 
 /// iiwa_pick_shake_place's controller (the parameters' description): IK references, servo targets with an
 /// inverse-dynamics feed-forward, and the regulated grip.
-class IiwaController {
+class IiwaController : public Checkpointable {
  public:
   IiwaController(const mjModel& model, const double* q_start, std::shared_ptr<double> grip_force)
       : ik_(model), grip_force_(std::move(grip_force)), fingers_(Id(model, mjOBJ_ACTUATOR, "fingers_actuator")) {
@@ -192,6 +192,20 @@ class IiwaController {
     data->ctrl[fingers_] = grip_;
   }
 
+  /// q_ref, q̇_ref, the last call's time, the grip command and the sensed grip force.
+  std::vector<double> SaveState() const override {
+    std::vector<double> state(q_ref_.data(), q_ref_.data() + kArm);
+    state.insert(state.end(), qdot_ref_.data(), qdot_ref_.data() + kArm);
+    state.insert(state.end(), {last_time_, grip_, *grip_force_});
+    return state;
+  }
+  void RestoreState(const std::vector<double>& state) override {
+    ExpectStateSize(state, 2 * kArm + 3, "iiwa_pick_shake_place controller");
+    std::copy(state.begin(), state.begin() + kArm, q_ref_.data());
+    std::copy(state.begin() + kArm, state.begin() + 2 * kArm, qdot_ref_.data());
+    last_time_ = state[2 * kArm], grip_ = state[2 * kArm + 1], *grip_force_ = state[2 * kArm + 2];
+  }
+
  private:
   PinchIk ik_;
   std::shared_ptr<double> grip_force_;
@@ -227,6 +241,22 @@ class IiwaPickShakePlaceChecks : public SceneChecks {
             {"bottle distance from its target at the end (m)", place_error_, P::kMaxPlaceError,
              place_error_ < P::kMaxPlaceError},
             {"bottle tilt at the end (rad)", tilt_, P::kMaxTilt, tilt_ < P::kMaxTilt}};
+  }
+  std::vector<double> SaveState() const override {
+    return {shaking_ ? 1.0 : 0.0,
+            relative_start_[0],
+            relative_start_[1],
+            relative_start_[2],
+            lift_,
+            slip_,
+            place_error_,
+            tilt_};
+  }
+  void RestoreState(const std::vector<double>& state) override {
+    ExpectStateSize(state, 8, "iiwa_pick_shake_place checks");
+    shaking_ = state[0] != 0.0;
+    relative_start_ = Eigen::Vector3d(state[1], state[2], state[3]);
+    lift_ = state[4], slip_ = state[5], place_error_ = state[6], tilt_ = state[7];
   }
 
  private:
@@ -310,6 +340,7 @@ Scene IiwaPickShakePlace() {
   auto grip_force = std::make_shared<double>(0.0);
   auto controller = std::make_shared<IiwaController>(model, q, grip_force);
   result.controller = [controller](const mjModel& m, mjData* d) { (*controller)(m, d); };
+  result.controller_state = controller;
   const int right = Id(model, mjOBJ_BODY, "right_pad"), left = Id(model, mjOBJ_BODY, "left_pad");
   const int bottle = Id(model, mjOBJ_BODY, "bottle");
   result.sensor = [grip_force, right, left, bottle](const Simulator& sim) {

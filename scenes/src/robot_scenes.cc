@@ -28,6 +28,11 @@ class RobotiqGraspChecks : public SceneChecks {
     return {{"box slip along gravity while held (m)", slip_, P::kMaxSlip, slip_ < P::kMaxSlip},
             {"box offset from the pads' centre (m)", offset_, P::kMaxOffset, offset_ < P::kMaxOffset}};
   }
+  std::vector<double> SaveState() const override { return {y_load_, slip_, offset_}; }
+  void RestoreState(const std::vector<double>& state) override {
+    ExpectStateSize(state, 3, "robotiq_grasp checks");
+    y_load_ = state[0], slip_ = state[1], offset_ = state[2];
+  }
 
  private:
   int box_;
@@ -64,12 +69,40 @@ class AllegroMugChecks : public SceneChecks {
     return {{"mug drift from its place in the hand (m)", drift_, P::kMaxDrift, drift_ < P::kMaxDrift},
             {"smallest turn of the mug per twist (rad, at least)", twist, P::kMinTwist, twist >= P::kMinTwist}};
   }
+  std::vector<double> SaveState() const override {
+    std::vector<double> state{static_cast<double>(phase_), drift_, min_twist_};
+    state.insert(state.end(), start_, start_ + 3);
+    state.insert(state.end(), last_, last_ + 4);
+    state.insert(state.end(), previous_end_, previous_end_ + 4);
+    return state;
+  }
+  void RestoreState(const std::vector<double>& state) override {
+    ExpectStateSize(state, 14, "allegro_mug checks");
+    phase_ = static_cast<int>(state[0]), drift_ = state[1], min_twist_ = state[2];
+    std::copy(state.begin() + 3, state.begin() + 6, start_);
+    std::copy(state.begin() + 6, state.begin() + 10, last_);
+    std::copy(state.begin() + 10, state.begin() + 14, previous_end_);
+  }
 
  private:
   int mug_;
   int phase_{-1};
   double start_[3]{}, last_[4]{1, 0, 0, 0}, previous_end_[4]{1, 0, 0, 0};
   double drift_{0}, min_twist_{std::numeric_limits<double>::infinity()};
+};
+
+/// allegro_mug's controller state: q_c, the joint positions the grasp reached, recorded once at kTwistStart.
+struct RecordedGrasp : Checkpointable {
+  std::vector<double> closed;  // empty until recorded, then the hand's 16 joint positions
+  std::vector<double> SaveState() const override {
+    std::vector<double> state{closed.empty() ? 0.0 : 1.0};
+    state.insert(state.end(), closed.begin(), closed.end());
+    return state;
+  }
+  void RestoreState(const std::vector<double>& state) override {
+    ExpectStateSize(state, state.empty() || state[0] == 0.0 ? 1 : 17, "allegro_mug controller");
+    closed.assign(state.begin() + 1, state.end());
+  }
 };
 
 }  // namespace
@@ -83,9 +116,9 @@ Scene AllegroMug() {
                           (std::filesystem::path(ModelsDirectory()) / "menagerie" / "wonik_allegro").string());
   if (scene.model->nu != 16) throw std::logic_error("allegro_mug: expected the hand's 16 actuators");
   const int mug = Id(*scene.model, mjOBJ_BODY, "mug");
-  // q_c: the joint positions the grasp reached, recorded once at kTwistStart.
-  auto closed = std::make_shared<std::vector<double>>();
-  scene.controller = [closed](const mjModel&, mjData* data) {
+  auto grasp = std::make_shared<RecordedGrasp>();
+  scene.controller_state = grasp;
+  scene.controller = [grasp](const mjModel&, mjData* data) {
     const double t = data->time;
     double target[16] = {0};
     target[12] = 0.263;  // the thumb base's lowest position
@@ -95,8 +128,9 @@ Scene AllegroMug() {
     }
     if (t >= P::kGraspTime) std::copy(P::kGraspPose, P::kGraspPose + 16, target);
     if (t >= P::kTwistStart) {
-      if (closed->empty()) closed->assign(data->qpos, data->qpos + 16);
-      std::copy(closed->begin(), closed->begin() + 12, target);
+      std::vector<double>& closed = grasp->closed;
+      if (closed.empty()) closed.assign(data->qpos, data->qpos + 16);
+      std::copy(closed.begin(), closed.begin() + 12, target);
       const double middle[3] = {0.1, 0.1, 0.05}, twist[3] = {0.6, 0.18, 0.3};
       const bool index = std::fmod(t - P::kTwistStart, 2 * P::kTwistTime) < P::kTwistTime;
       for (int k = 0; k < 3; ++k) {

@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tamsi::scenes::internal {
 
@@ -14,6 +15,14 @@ inline int Id(const mjModel& model, mjtObj type, const char* name) {
   const int id = mj_name2id(&model, type, name);
   if (id < 0) throw std::logic_error(std::string("built-in scene lacks '") + name + "'");
   return id;
+}
+
+/// Checkpointable::RestoreState's check: throws std::invalid_argument unless `state` holds `size` values.
+inline void ExpectStateSize(const std::vector<double>& state, size_t size, const char* owner) {
+  if (state.size() != size) {
+    throw std::invalid_argument(std::string(owner) + " state: expected " + std::to_string(size) + " values, got " +
+                                std::to_string(state.size()));
+  }
 }
 
 inline constexpr char kRobotiqGrasp[] = "robotiq_grasp";

@@ -48,10 +48,19 @@ struct CheckResult {
   bool passed{false};
 };
 
-/// A scene's success checks: Observe() after every step of a run (from its start), then Results().
-class SceneChecks {
+/// State a scene keeps between steps outside mjData (its controller's references and integrators, its sensor's last
+/// reading, its checks' running extremes), as a flat vector of doubles for checkpoints (scenes/checkpoint.h).
+class Checkpointable {
  public:
-  virtual ~SceneChecks() = default;
+  virtual ~Checkpointable() = default;
+  virtual std::vector<double> SaveState() const = 0;
+  /// Throws std::invalid_argument when `state` is not a vector SaveState() of this kind of object could give.
+  virtual void RestoreState(const std::vector<double>& state) = 0;
+};
+
+/// A scene's success checks: Observe() after every step of a run (from its start), then Results().
+class SceneChecks : public Checkpointable {
+ public:
   virtual void Observe(const mjModel& model, const mjData& data) = 0;
   virtual std::vector<CheckResult> Results() const = 0;
 };
@@ -72,6 +81,8 @@ struct Scene {
   /// Scenes whose controller feeds back simulated contact forces read them here after every step (give it to
   /// Simulator::set_step_observer); null otherwise.
   std::function<void(const Simulator&)> sensor;
+  /// The state the controller and sensor keep between steps; null when the controller reads only mjData.
+  std::shared_ptr<Checkpointable> controller_state;
 };
 
 /// Loads a built-in scene by name, or else an MJCF/URDF file by path. Throws UnknownSceneError for a name that is
