@@ -1,4 +1,5 @@
 #include <tamsi/problem_io.h>
+#include <tamsi/scenes/checkpoint.h>
 #include <tamsi/scenes/control_schedule.h>
 #include <tamsi/scenes/mujoco_frontend.h>
 #include <tamsi/scenes/scene_library.h>
@@ -43,6 +44,8 @@ struct RunArgs {
   std::uint32_t seed{1};
   double drop_speed{0.0};
   bool settle{false};
+  std::string checkpoint_path, resume_path;
+  long long checkpoint_every{100};
 };
 
 /// A problem sink that writes each problem to DIR/step_NNNNNN.json (step_NNNNNN_subKKofMM.json for substeps).
@@ -56,6 +59,29 @@ scenes::Simulator::ProblemSink ProblemWriter(const std::string& dir) {
     }
     WriteProblem(problem, (std::filesystem::path(dir) / name).string());
   };
+}
+
+/// --resume: the checkpoint, read and put back into `sim` and `scene`. Exit status 2 when it cannot be.
+scenes::Checkpoint Resume(const std::string& path, scenes::Simulator* sim, scenes::Scene* scene) {
+  try {
+    scenes::Checkpoint checkpoint = scenes::ReadCheckpoint(path);
+    scenes::RestoreCheckpoint(checkpoint, sim, scene);
+    return checkpoint;
+  } catch (const std::exception& e) {  // CheckpointFormatError, or a checkpoint of another scene, engine or h
+    throw CLI::RuntimeError(std::string("--resume: ") + e.what(), 2);
+  }
+}
+
+/// The length at which a resumed run continues the output file `key` (-1: start it afresh, when not resuming).
+long long ResumeBytes(const std::optional<scenes::Checkpoint>& resumed, const std::string& key, const char* flag) {
+  if (!resumed) return -1;
+  const auto it = resumed->output_bytes.find(key);
+  if (it == resumed->output_bytes.end()) {
+    throw CLI::RuntimeError(
+        std::string(flag) + ": the checkpointed run wrote no such file; resume without " + flag + " or start afresh",
+        2);
+  }
+  return it->second;
 }
 
 std::string Format(const char* format, double value) {
@@ -148,7 +174,14 @@ void RunScene(const RunArgs& args) {
   if (!args.contacts_path.empty() && options.engine != scenes::Engine::kTamsi)
     throw CLI::RuntimeError("--contacts needs --solver tamsi or tamsi-oneway", 2);
 
-  if (args.settle) {
+  std::optional<scenes::Checkpoint> resumed;
+  if (!args.resume_path.empty()) {
+    resumed = Resume(args.resume_path, &sim, &scene);
+    if (!args.quiet)
+      std::cout << "resumed at step " << resumed->step << ", t = " << sim.time() << " s, from " << args.resume_path
+                << "\n";
+  }
+  if (args.settle && !resumed) {  // a checkpoint holds the settled state
     const bool settled = scenes::Settle(&sim, 1e-2, 10.0);
     if (!args.quiet) {
       std::cout << (settled ? "settled" : "not settled (all speeds below 1e-2 not reached)") << " after "
@@ -158,12 +191,16 @@ void RunScene(const RunArgs& args) {
   }
 
   std::unique_ptr<ContactWriter> contacts;
-  if (!args.contacts_path.empty()) contacts = std::make_unique<ContactWriter>(args.contacts_path);
+  if (!args.contacts_path.empty())
+    contacts = std::make_unique<ContactWriter>(args.contacts_path, ResumeBytes(resumed, "contacts", "--contacts"));
   std::unique_ptr<TrajectoryWriter> trajectory;
   if (!args.output_path.empty()) {
-    trajectory = std::make_unique<TrajectoryWriter>(args.output_path, model);
-    sim.UpdateKinematics();
-    trajectory->Write(model, sim.data());
+    trajectory =
+        std::make_unique<TrajectoryWriter>(args.output_path, model, ResumeBytes(resumed, "trajectory", "--output"));
+    if (!resumed) {
+      sim.UpdateKinematics();
+      trajectory->Write(model, sim.data());
+    }
   }
   for (const auto& [flag, dir] :
        {std::pair{"--dump-problems", args.dump_dir}, {"--dump-failures", args.failures_dir}}) {
@@ -180,7 +217,7 @@ void RunScene(const RunArgs& args) {
 
   const auto start = std::chrono::steady_clock::now();
   auto last_report = start;
-  for (long long k = 0; k < num_steps; ++k) {
+  for (long long k = resumed ? resumed->step : 0; k < num_steps; ++k) {
     try {
       sim.Step();
     } catch (const scenes::StepFailedError& e) {
@@ -199,6 +236,16 @@ void RunScene(const RunArgs& args) {
     }
     if (contacts) contacts->Write(k, sim);
     if (scene.checks) scene.checks->Observe(model, sim.data());
+    if (!args.checkpoint_path.empty() && (k + 1) % args.checkpoint_every == 0) {
+      scenes::Checkpoint checkpoint = scenes::CaptureCheckpoint(sim, scene, k + 1);
+      if (trajectory) checkpoint.output_bytes["trajectory"] = trajectory->FlushedBytes();
+      if (contacts) checkpoint.output_bytes["contacts"] = contacts->FlushedBytes();
+      try {
+        scenes::WriteCheckpoint(checkpoint, args.checkpoint_path);
+      } catch (const std::runtime_error& e) {
+        throw CLI::RuntimeError(std::string("--checkpoint: ") + e.what(), 1);
+      }
+    }
     const auto now = std::chrono::steady_clock::now();
     if (!args.quiet && std::chrono::duration<double>(now - last_report).count() > 1.0) {
       last_report = now;
@@ -269,7 +316,17 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_option("--drop-speed", args->drop_speed,
                   "clutter_bin: initial downward speed of every body (m/s, default 0)")
       ->check(NonNegative());
-  cmd->add_flag("--settle", args->settle, "Simulate until at rest (speeds < 1e-2, at most 10 s) before the run");
+  cmd->add_flag("--settle", args->settle,
+                "Simulate until at rest (speeds < 1e-2, at most 10 s) before the run (not when resuming: the "
+                "checkpoint holds the settled state)");
+  cmd->add_option("--checkpoint", args->checkpoint_path,
+                  "Write the run's full state to this file every --checkpoint-every steps, atomically (the output "
+                  "CSVs are flushed with it, so a killed run loses at most those steps)");
+  cmd->add_option("--checkpoint-every", args->checkpoint_every, "Steps between checkpoints (default 100)")
+      ->check(Positive());
+  cmd->add_option("--resume", args->resume_path,
+                  "Continue the run a checkpoint holds (give the run's own arguments again): the steps taken and "
+                  "the output CSVs continue bitwise as if the run had never stopped");
   cmd->callback([args] { RunScene(*args); });
 }
 

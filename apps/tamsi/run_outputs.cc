@@ -1,6 +1,7 @@
 #include "run_outputs.h"
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 
 namespace tamsi::cli {
 namespace {
@@ -10,8 +11,23 @@ std::string Name(const mjModel& model, mjtObj type, int id, const char* kind) {
   return name ? name : kind + std::to_string(id);
 }
 
-std::ofstream OpenCsv(const std::string& path, const char* what) {
-  std::ofstream out(path);
+/// A new CSV file, or (resume_bytes ≥ 0) one an earlier run wrote, cut to resume_bytes and continued.
+std::ofstream OpenCsv(const std::string& path, const char* what, long long resume_bytes) {
+  std::ofstream out;
+  if (resume_bytes < 0) {
+    out.open(path);
+  } else {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec || static_cast<long long>(size) < resume_bytes) {
+      throw CLI::RuntimeError(std::string("cannot resume the ") + what + " file '" + path + "': the checkpoint needs " +
+                                  std::to_string(resume_bytes) + " bytes of it, it " +
+                                  (ec ? "cannot be read" : "holds " + std::to_string(size)),
+                              2);
+    }
+    std::filesystem::resize_file(path, static_cast<std::uintmax_t>(resume_bytes), ec);
+    if (!ec) out.open(path, std::ios::app);
+  }
   if (!out) throw CLI::RuntimeError(std::string("cannot write ") + what + " file '" + path + "'", 2);
   out.precision(10);
   return out;
@@ -19,7 +35,13 @@ std::ofstream OpenCsv(const std::string& path, const char* what) {
 
 }  // namespace
 
-TrajectoryWriter::TrajectoryWriter(const std::string& path, const mjModel& model) : out_(OpenCsv(path, "trajectory")) {
+long long CsvWriter::FlushedBytes() {
+  out_.flush();
+  return static_cast<long long>(out_.tellp());
+}
+
+TrajectoryWriter::TrajectoryWriter(const std::string& path, const mjModel& model, long long resume_bytes) {
+  out_ = OpenCsv(path, "trajectory", resume_bytes);
   for (int b = 1; b < model.nbody; ++b) {
     int body = b;
     while (body > 0 && model.body_dofnum[body] == 0) body = model.body_parentid[body];
@@ -27,6 +49,7 @@ TrajectoryWriter::TrajectoryWriter(const std::string& path, const mjModel& model
   }
   for (int j = 0; j < model.njnt; ++j)
     if (model.jnt_type[j] != mjJNT_FREE) joints_.push_back(j);
+  if (resume_bytes >= 0) return;
   out_ << "time";
   static const char* kBodyFields[] = {"x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz"};
   for (int b : bodies_) {
@@ -66,8 +89,9 @@ void TrajectoryWriter::Write(const mjModel& model, const mjData& data) {
   out_ << "\n";
 }
 
-ContactWriter::ContactWriter(const std::string& path) : out_(OpenCsv(path, "contacts")) {
-  out_ << "step,time,kind,object1,object2,x,y,z,nx,ny,nz,penetration,fn,ft1,ft2\n";
+ContactWriter::ContactWriter(const std::string& path, long long resume_bytes) {
+  out_ = OpenCsv(path, "contacts", resume_bytes);
+  if (resume_bytes < 0) out_ << "step,time,kind,object1,object2,x,y,z,nx,ny,nz,penetration,fn,ft1,ft2\n";
 }
 
 void ContactWriter::Write(long long step, const scenes::Simulator& sim) {

@@ -10,21 +10,31 @@
 
 namespace tamsi::cli {
 
+/// A CSV output of a run. Writers open their file afresh, or with `resume_bytes` ≥ 0 continue the one a checkpointed
+/// run wrote (tamsi run --resume): cut to that length, no header. Opening throws CLI::RuntimeError (exit status 2)
+/// when the file cannot be written, or is shorter than resume_bytes.
+class CsvWriter {
+ public:
+  void Flush() { out_.flush(); }
+  /// Flushes and returns the file's length (bytes), for a checkpoint.
+  long long FlushedBytes();
+
+ protected:
+  std::ofstream out_;
+};
+
 /// The trajectory CSV: `time`, then for each moving body its position (m), quaternion, linear and angular velocity
 /// (world frame, m/s and rad/s) as `<body>_x … <body>_wz`; for each hinge, slide and ball joint its position
 /// (`<joint>_q`, rad or m; a ball joint's quaternion `<joint>_qw … _qz`) and velocity (`<joint>_v`; a ball joint's
 /// local angular velocity `<joint>_wx … _wz`); and each actuator's force `<actuator>_force` (N or N·m, MuJoCo's
 /// actuator_force). Free joints are the bodies' columns. Unnamed elements are `body3`, `joint2`, `actuator0`.
-class TrajectoryWriter {
+class TrajectoryWriter : public CsvWriter {
  public:
-  /// Throws CLI::RuntimeError (exit status 2) when the file cannot be written.
-  TrajectoryWriter(const std::string& path, const mjModel& model);
+  TrajectoryWriter(const std::string& path, const mjModel& model, long long resume_bytes = -1);
   /// Writes the current state; the caller has refreshed the kinematics (Simulator::UpdateKinematics).
   void Write(const mjModel& model, const mjData& data);
-  void Flush() { out_.flush(); }
 
  private:
-  std::ofstream out_;
   std::vector<int> bodies_, joints_;
 };
 
@@ -33,16 +43,11 @@ class TrajectoryWriter {
 /// world frame, m), `joint_limit` or `tendon_limit` (object1 the joint or tendon, object2 empty, point and normal
 /// zero). penetration is δ at the end of the step, δ0 − h vn (m, or rad for a hinge limit), the value fn (N, or N·m)
 /// comes from; ft1, ft2 the friction force along the contact frame's tangents (N). time is the step's end.
-class ContactWriter {
+class ContactWriter : public CsvWriter {
  public:
-  /// Throws CLI::RuntimeError (exit status 2) when the file cannot be written.
-  explicit ContactWriter(const std::string& path);
+  explicit ContactWriter(const std::string& path, long long resume_bytes = -1);
   /// The contacts of the step `sim` just took (its last problem and result).
   void Write(long long step, const scenes::Simulator& sim);
-  void Flush() { out_.flush(); }
-
- private:
-  std::ofstream out_;
 };
 
 }  // namespace tamsi::cli
