@@ -219,7 +219,10 @@ void RunScene(const RunArgs& args) {
   auto last_report = start;
   for (long long k = resumed ? resumed->step : 0; k < num_steps; ++k) {
     try {
+      const long long tunnelling = sim.statistics().tunnelling_steps;
       sim.Step();
+      if (tunnelling == 0 && sim.statistics().tunnelling_steps > 0)
+        std::cerr << "warning: " << sim.statistics().first_tunnelling << "\n";
     } catch (const scenes::StepFailedError& e) {
       if (trajectory) trajectory->Flush();
       if (contacts) contacts->Flush();

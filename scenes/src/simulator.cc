@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 namespace tamsi::scenes {
@@ -91,6 +92,8 @@ RunStatistics& RunStatistics::operator+=(const RunStatistics& other) {
   limit_violation_max = std::max(limit_violation_max, other.limit_violation_max);
   equality_violation_max = std::max(equality_violation_max, other.equality_violation_max);
   phases += other.phases;
+  if (tunnelling_steps == 0) first_tunnelling = other.first_tunnelling;
+  tunnelling_steps += other.tunnelling_steps;
   return *this;
 }
 
@@ -119,6 +122,8 @@ std::string RunStatistics::Report() const {
     out << "structure reused " << structure_reuses << " of " << solves << " solves ("
         << Format("%.3g", 100.0 * structure_reuses / solves) << " %)\n";
   }
+  if (tunnelling_steps > 0)
+    out << "tunnelling risk  " << tunnelling_steps << " steps; first: " << first_tunnelling << "\n";
   return out.str();
 }
 
@@ -159,6 +164,7 @@ Simulator::Simulator(ModelPtr model, const SimulatorOptions& options, int keyfra
   }
   time_step_ = options.time_step > 0 ? options.time_step : model_->opt.timestep;
   if (!(time_step_ > 0)) throw std::invalid_argument("Simulator: the model's timestep must be positive");
+  FindFreeBodies();
   InstallMujocoHandlers();
   builder_.set_narrow_phase(options.narrow_phase);
   if (options.engine == Engine::kTamsi) {
@@ -196,7 +202,10 @@ Simulator::~Simulator() = default;
 
 StepInfo Simulator::Step() {
   const auto start = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < free_bodies_.size(); ++i)
+    std::copy_n(data_->qpos + free_bodies_[i].qpos, 3, travel_start_.begin() + 3 * i);
   StepInfo info = options_.engine == Engine::kTamsi ? StepTamsi() : StepMujoco();
+  CheckTravel(&info);
   stats_.wall_time += Seconds(start);
   stats_.steps += 1;
   stats_.sim_time += time_step_;
@@ -217,8 +226,66 @@ StepInfo Simulator::Step() {
   stats_.solves += info.solves;
   stats_.structure_reuses += info.structure_reuses;
   stats_.phases += info.phases;
+  if (info.fast_bodies > 0 && stats_.tunnelling_steps++ == 0) {
+    const char* name = mj_id2name(model_.get(), mjOBJ_BODY, info.fastest_body);
+    const FreeBody* fastest = nullptr;
+    for (const FreeBody& b : free_bodies_)
+      if (b.body == info.fastest_body) fastest = &b;
+    stats_.first_tunnelling = "body '" + (name ? std::string(name) : "#" + std::to_string(info.fastest_body)) +
+                              "' travelled " + Format("%.3g", info.max_travel_ratio * fastest->half_thickness) +
+                              " m in the step to t = " + Format("%.6g", data_->time) +
+                              " s, more than its thinnest collision geom's half-thickness (" +
+                              Format("%.3g", fastest->half_thickness) +
+                              " m): contacts may have been passed through; a smaller time step helps";
+  }
   if (observer_) observer_(*this);
   return info;
+}
+
+void Simulator::FindFreeBodies() {
+  const mjModel& m = *model_;
+  for (int b = 1; b < m.nbody; ++b) {
+    if (m.body_jntnum[b] < 1 || m.jnt_type[m.body_jntadr[b]] != mjJNT_FREE) continue;
+    double thinnest = std::numeric_limits<double>::infinity();
+    for (int g = m.body_geomadr[b]; g < m.body_geomadr[b] + m.body_geomnum[b]; ++g) {
+      if (m.geom_contype[g] == 0 && m.geom_conaffinity[g] == 0) continue;  // visual only
+      const double* size = m.geom_size + 3 * g;
+      switch (m.geom_type[g]) {
+        case mjGEOM_SPHERE:
+        case mjGEOM_CAPSULE:
+          thinnest = std::min(thinnest, size[0]);
+          break;
+        case mjGEOM_CYLINDER:
+          thinnest = std::min({thinnest, size[0], size[1]});
+          break;
+        case mjGEOM_BOX:
+        case mjGEOM_ELLIPSOID:
+        case mjGEOM_MESH:  // a mesh's size: the half-sizes of its equivalent inertia box
+          thinnest = std::min({thinnest, size[0], size[1], size[2]});
+          break;
+        default:
+          break;
+      }
+    }
+    if (thinnest > 0 && std::isfinite(thinnest)) free_bodies_.push_back({b, m.jnt_qposadr[m.body_jntadr[b]], thinnest});
+  }
+  travel_start_.resize(3 * free_bodies_.size());
+}
+
+void Simulator::CheckTravel(StepInfo* info) {
+  for (size_t i = 0; i < free_bodies_.size(); ++i) {
+    const FreeBody& b = free_bodies_[i];
+    const double* start = travel_start_.data() + 3 * i;
+    const double* end = data_->qpos + b.qpos;
+    const double travel = std::hypot(end[0] - start[0], end[1] - start[1], end[2] - start[2]);
+    const double ratio = travel / b.half_thickness;
+    if (!(ratio > 1.0)) continue;
+    info->fast_bodies += 1;
+    if (ratio > info->max_travel_ratio) {
+      info->max_travel_ratio = ratio;
+      info->fastest_body = b.body;
+    }
+  }
 }
 
 double Simulator::NormalForceBetween(int a, int b) const {

@@ -533,6 +533,37 @@ TEST(Simulator, ADivergingRunIsStoppedAndNamed) {
   }
 }
 
+// Tunnelling: a 5 cm ball shot at 150 m/s passes a 1 cm plate between two steps at h = 1 ms; every step it travels
+// 3 radii, which is flagged and named. The same ball at 10 m/s (0.2 radii a step) is stopped by the plate and is not
+// flagged, and neither is a dropped clutter bin.
+TEST(Simulator, ABodyTravellingFartherThanItsThicknessInAStepIsFlagged) {
+  for (const double speed : {150.0, 10.0}) {
+    ModelPtr model = LoadModelFromFile(std::string(TAMSI_SCENE_DATA_DIR) + "/fast_ball.xml");
+    model->key_qvel[0] = speed;
+    Simulator sim(std::move(model), SimulatorOptions(), 0);
+    int flagged = 0;
+    for (int n = 0; n < 20; ++n) flagged += sim.Step().fast_bodies;
+    const RunStatistics& stats = sim.statistics();
+    if (speed > 50) {
+      EXPECT_GT(sim.data().qpos[0], 0.6) << "the ball is past the plate";
+      EXPECT_EQ(flagged, 20);
+      EXPECT_EQ(stats.tunnelling_steps, 20);
+      EXPECT_THAT(stats.first_tunnelling, ::testing::HasSubstr("body 'ball' travelled 0.15 m"));
+      EXPECT_THAT(stats.Report(), ::testing::HasSubstr("tunnelling risk  20 steps"));
+    } else {
+      EXPECT_LT(sim.data().qpos[0], 0.5) << "the plate stops the slow ball";
+      EXPECT_EQ(stats.tunnelling_steps, 0);
+    }
+  }
+  Scene bin = LoadScene("clutter_bin");
+  SimulatorOptions options;
+  options.contact = bin.contact;
+  const int keyframe = FindKeyframe(*bin.model, "");
+  Simulator sim(std::move(bin.model), options, keyframe);
+  while (sim.time() < 0.5) sim.Step();
+  EXPECT_EQ(sim.statistics().tunnelling_steps, 0);
+}
+
 TEST(SceneLibrary, UnknownNamesAndMissingFilesAreRejected) {
   EXPECT_THROW(LoadScene("no_such_scene"), UnknownSceneError);
   EXPECT_THROW(LoadScene("/no/such/model.xml"), ModelLoadError);

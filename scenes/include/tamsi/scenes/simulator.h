@@ -87,6 +87,12 @@ struct StepInfo {
   double time_frontend{0.0}, time_solve{0.0};
   /// TAMSI only: the solver's phases over the step's solves (failed attempts included).
   SolvePhases phases;
+  /// Free bodies that travelled farther in the step than the half-thickness of their own thinnest collision geom:
+  /// a contact the step should have met may have been passed through (tunnelling; a smaller h helps). The largest
+  /// travel over half-thickness ratio among them, and that body.
+  int fast_bodies{0};
+  double max_travel_ratio{0.0};
+  int fastest_body{-1};
 };
 
 /// Totals over the steps taken so far.
@@ -110,6 +116,9 @@ struct RunStatistics {
   int limit_rows_max{0}, equality_rows_max{0};
   double limit_violation_max{0}, equality_violation_max{0};
   SolvePhases phases;
+  /// Steps with a tunnelling risk (StepInfo::fast_bodies), and the first of them in words (body, travel, size, time).
+  long long tunnelling_steps{0};
+  std::string first_tunnelling;
 
   double iterations_mean() const { return steps ? static_cast<double>(iterations_total) / steps : 0.0; }
   double contacts_mean() const { return steps ? static_cast<double>(contacts_total) / steps : 0.0; }
@@ -198,6 +207,10 @@ class Simulator {
   void CheckMujocoConstraintBuffer(int contacts) const;
   /// A fresh mjData for the current model sizes, with the state (and warm start) of the old one.
   void RemakeData();
+  /// Fills free_bodies_ and sizes travel_start_.
+  void FindFreeBodies();
+  /// StepInfo::fast_bodies from the free bodies' positions before the step (travel_start_) and after it.
+  void CheckTravel(StepInfo* info);
 
   ModelPtr model_;
   DataPtr data_;
@@ -213,6 +226,14 @@ class Simulator {
   RunStatistics stats_;
   ProblemSink sink_, failure_sink_;
   StepObserver observer_;
+  /// Free bodies with collision geoms: the body, its free joint's qpos address, its thinnest collision geom's
+  /// half-thickness (m); and their positions at the start of the step.
+  struct FreeBody {
+    int body, qpos;
+    double half_thickness;
+  };
+  std::vector<FreeBody> free_bodies_;
+  std::vector<double> travel_start_;
 };
 
 }  // namespace tamsi::scenes
