@@ -9,12 +9,20 @@
 
 #include <algorithm>
 #include <memory>
+#ifdef TAMSI_STD_THREAD_LOOPS
+#include <thread>
+#include <vector>
+#endif
 
 namespace tamsi::kernels {
 
 /// A thread budget: loops run inside a TBB arena of at most `num_threads` workers (≤ 0: all hardware threads).
 /// Results of every loop below are independent of the budget (each output element is computed by one task in a
 /// fixed order; reductions are minima, which are exact in any order).
+///
+/// ThreadSanitizer builds (TAMSI_THREAD_SANITIZER, which defines TAMSI_STD_THREAD_LOOPS) run the same loops on
+/// std::thread instead, one contiguous chunk per thread: Debian's TBB is not instrumented, so TSan could not tell its
+/// scheduling from a race, while every access of the loop bodies (tamsi's own code) is checked either way.
 class ThreadBudget {
  public:
   explicit ThreadBudget(int num_threads = 1)
@@ -30,10 +38,14 @@ class ThreadBudget {
       f(0, n);
       return;
     }
+#ifdef TAMSI_STD_THREAD_LOOPS
+    OnThreads(n, grain, [&](int, int begin, int end) { f(begin, end); });
+#else
     arena_->execute([&] {
       tbb::parallel_for(tbb::blocked_range<int>(0, n, std::max(grain, 1)),
                         [&](const tbb::blocked_range<int>& r) { f(r.begin(), r.end()); });
     });
+#endif
   }
 
   /// Reduces over [0, n): chunk(begin, end) gives a chunk's value, join(a, b) combines two values. Deterministic
@@ -43,6 +55,12 @@ class ThreadBudget {
     if (n <= 0) return identity;
     if (num_threads_ == 1 || n <= grain) return join(identity, chunk(0, n));
     T result = identity;
+#ifdef TAMSI_STD_THREAD_LOOPS
+    std::vector<T> partial(num_threads_, identity);
+    const int chunks = OnThreads(n, grain, [&](int c, int begin, int end) { partial[c] = chunk(begin, end); });
+    for (int c = 0; c < chunks; ++c) result = join(result, partial[c]);
+    return result;
+#endif
     arena_->execute([&] {
       result = tbb::parallel_reduce(
           tbb::blocked_range<int>(0, n, std::max(grain, 1)), identity,
@@ -52,6 +70,21 @@ class ThreadBudget {
   }
 
  private:
+#ifdef TAMSI_STD_THREAD_LOOPS
+  /// Runs g(chunk, begin, end) over [0, n) in at most num_threads_ contiguous chunks of at least `grain` indices, one
+  /// per thread (chunk 0 on the caller's); returns the number of chunks.
+  template <typename G>
+  int OnThreads(int n, int grain, G&& g) const {
+    const int chunks = std::min(num_threads_, (n + std::max(grain, 1) - 1) / std::max(grain, 1));
+    std::vector<std::thread> threads;
+    for (int c = 1; c < chunks; ++c)
+      threads.emplace_back(
+          [&, c] { g(c, static_cast<int>(1LL * n * c / chunks), static_cast<int>(1LL * n * (c + 1) / chunks)); });
+    g(0, 0, static_cast<int>(1LL * n / chunks));
+    for (std::thread& t : threads) t.join();
+    return chunks;
+  }
+#endif
   int num_threads_;
   std::unique_ptr<tbb::task_arena> arena_;
 };
