@@ -6,7 +6,8 @@ packages=(build-essential cmake ninja-build pkg-config
           libmujoco-dev libqhull-dev
           nlohmann-json3-dev libcli11-dev
           libgtest-dev libgmock-dev libbenchmark-dev
-          libsiconos-numerics-dev gnuplot-nox)
+          libsiconos-numerics-dev gnuplot-nox
+          libosmesa6-dev ffmpeg python3-matplotlib chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

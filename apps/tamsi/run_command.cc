@@ -18,6 +18,9 @@
 
 #include "commands.h"
 #include "run_outputs.h"
+#include "run_plots.h"
+#include "video_recorder.h"
+#include "view_options.h"
 
 namespace tamsi::cli {
 namespace {
@@ -43,6 +46,7 @@ struct RunArgs {
   std::uint32_t seed{1};
   double drop_speed{0.0};
   bool settle{false};
+  ViewOptions views;
 };
 
 /// A problem sink that writes each problem to DIR/step_NNNNNN.json (step_NNNNNN_subKKofMM.json for substeps).
@@ -175,14 +179,24 @@ void RunScene(const RunArgs& args) {
     std::filesystem::create_directories(dir, ec);
     if (ec || !std::filesystem::is_directory(dir)) throw CLI::RuntimeError("cannot create directory '" + dir + "'", 2);
   }
+  // Views of the run read the state after each step and never write to it.
+  std::unique_ptr<VideoRecorder> video;
+  if (!args.views.video.empty()) {
+    video = std::make_unique<VideoRecorder>(model, args.views, sim.time(), sim.time() + num_steps * h, h, !args.quiet);
+    video->Observe(sim.data(), {});
+  }
+  std::unique_ptr<RunPlots> plots;
+  if (!args.views.plots.empty()) plots = std::make_unique<RunPlots>(args.views.plots);
+  const bool draw_contacts = video && (args.views.contact_points || args.views.contact_forces);
   if (!args.dump_dir.empty()) sim.set_problem_sink(ProblemWriter(args.dump_dir));
   if (!args.failures_dir.empty()) sim.set_failure_sink(ProblemWriter(args.failures_dir));
 
   const auto start = std::chrono::steady_clock::now();
   auto last_report = start;
   for (long long k = 0; k < num_steps; ++k) {
+    scenes::StepInfo step;
     try {
-      sim.Step();
+      step = sim.Step();
     } catch (const scenes::StepFailedError& e) {
       if (trajectory) trajectory->Flush();
       if (contacts) contacts->Flush();
@@ -198,7 +212,9 @@ void RunScene(const RunArgs& args) {
       trajectory->Write(model, sim.data());
     }
     if (contacts) contacts->Write(k, sim);
+    if (video) video->Observe(sim.data(), draw_contacts ? ContactMarkers(sim) : std::vector<scenes::ContactMarker>{});
     if (scene.checks) scene.checks->Observe(model, sim.data());
+    if (plots) plots->Observe(sim.time(), step, scene.checks.get());
     const auto now = std::chrono::steady_clock::now();
     if (!args.quiet && std::chrono::duration<double>(now - last_report).count() > 1.0) {
       last_report = now;
@@ -209,6 +225,8 @@ void RunScene(const RunArgs& args) {
     }
   }
   std::cout << sim.statistics().Report();
+  if (video) video->Finish();
+  if (plots) plots->Finish(sim.statistics(), scene.checks.get());
   if (!scene.checks) return;
   int failed = 0;
   for (const scenes::CheckResult& check : scene.checks->Results()) {
@@ -270,6 +288,7 @@ void AddRunCommand(CLI::App& app) {
                   "clutter_bin: initial downward speed of every body (m/s, default 0)")
       ->check(NonNegative());
   cmd->add_flag("--settle", args->settle, "Simulate until at rest (speeds < 1e-2, at most 10 s) before the run");
+  AddViewOptions(cmd, &args->views, /*plots=*/true);
   cmd->callback([args] { RunScene(*args); });
 }
 

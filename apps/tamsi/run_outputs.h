@@ -33,6 +33,20 @@ class TrajectoryWriter {
 /// world frame, m), `joint_limit` or `tendon_limit` (object1 the joint or tendon, object2 empty, point and normal
 /// zero). penetration is δ at the end of the step, δ0 − h vn (m, or rad for a hinge limit), the value fn (N, or N·m)
 /// comes from; ft1, ft2 the friction force along the contact frame's tangents (N). time is the step's end.
+class ContactWriter;
+
+/// One row of a trajectory CSV: its time (s) and the model's generalized positions (nq).
+struct TrajectoryState {
+  double time{0};
+  std::vector<double> qpos;
+};
+
+/// Reads a trajectory CSV that TrajectoryWriter wrote for `model` back into states: free joints from their bodies'
+/// position and quaternion columns, hinge and slide joints from `<joint>_q`, ball joints from `<joint>_qw … _qz`.
+/// Throws CLI::RuntimeError (exit status 2) when the file cannot be read, a column the model needs is missing (naming
+/// it), or a value is not a number (naming its line and column).
+std::vector<TrajectoryState> ReadTrajectory(const std::string& path, const mjModel& model);
+
 class ContactWriter {
  public:
   /// Throws CLI::RuntimeError (exit status 2) when the file cannot be written.
