@@ -5,6 +5,7 @@
 #include <string>
 
 #include "commands.h"
+#include "html_replay.h"
 #include "run_outputs.h"
 #include "video_recorder.h"
 #include "view_options.h"
@@ -40,12 +41,16 @@ void RenderTrajectory(const RenderArgs& args) {
   std::unique_ptr<mjData, scenes::DataDeleter> data(mj_makeData(&model));
   std::unique_ptr<VideoRecorder> video;
   if (!args.views.video.empty()) video = std::make_unique<VideoRecorder>(model, args.views, start, end, h, !args.quiet);
+  std::unique_ptr<HtmlReplay> html;
+  if (!args.views.html.empty()) html = std::make_unique<HtmlReplay>(model, args.views, scene.name, start, h);
   for (const TrajectoryState& state : states) {
     std::copy(state.qpos.begin(), state.qpos.end(), data->qpos);
     data->time = state.time;
     if (video) video->Observe(*data, {});
+    if (html && html->Due(state.time)) html->AddFrame(*data, {});
   }
   if (video) video->Finish();
+  if (html) html->Finish();
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "html_replay.h"
 #include "run_outputs.h"
 #include "run_plots.h"
 #include "video_recorder.h"
@@ -185,9 +186,14 @@ void RunScene(const RunArgs& args) {
     video = std::make_unique<VideoRecorder>(model, args.views, sim.time(), sim.time() + num_steps * h, h, !args.quiet);
     video->Observe(sim.data(), {});
   }
+  std::unique_ptr<HtmlReplay> html;
+  if (!args.views.html.empty()) {
+    html = std::make_unique<HtmlReplay>(model, args.views, scene.name, sim.time(), h);
+    if (html->Due(sim.time())) html->AddFrame(sim.data(), {});
+  }
   std::unique_ptr<RunPlots> plots;
   if (!args.views.plots.empty()) plots = std::make_unique<RunPlots>(args.views.plots);
-  const bool draw_contacts = video && (args.views.contact_points || args.views.contact_forces);
+  const bool draw_contacts = html || (video && (args.views.contact_points || args.views.contact_forces));
   if (!args.dump_dir.empty()) sim.set_problem_sink(ProblemWriter(args.dump_dir));
   if (!args.failures_dir.empty()) sim.set_failure_sink(ProblemWriter(args.failures_dir));
 
@@ -212,7 +218,13 @@ void RunScene(const RunArgs& args) {
       trajectory->Write(model, sim.data());
     }
     if (contacts) contacts->Write(k, sim);
-    if (video) video->Observe(sim.data(), draw_contacts ? ContactMarkers(sim) : std::vector<scenes::ContactMarker>{});
+    const std::vector<scenes::ContactMarker> markers =
+        draw_contacts ? ContactMarkers(sim) : std::vector<scenes::ContactMarker>{};
+    if (video) video->Observe(sim.data(), markers);
+    if (html) {
+      html->Step(sim.time(), step);
+      if (html->Due(sim.time())) html->AddFrame(sim.data(), markers);
+    }
     if (scene.checks) scene.checks->Observe(model, sim.data());
     if (plots) plots->Observe(sim.time(), step, scene.checks.get());
     const auto now = std::chrono::steady_clock::now();
@@ -226,6 +238,7 @@ void RunScene(const RunArgs& args) {
   }
   std::cout << sim.statistics().Report();
   if (video) video->Finish();
+  if (html) html->Finish();
   if (plots) plots->Finish(sim.statistics(), scene.checks.get());
   if (!scene.checks) return;
   int failed = 0;
