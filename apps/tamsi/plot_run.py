@@ -72,8 +72,14 @@ def checks(columns, bounds, out):
     time = [float(t) for t in columns.pop("time")]
     fig, axes = plt.subplots(len(columns), 1, figsize=(8, 2.4 * len(columns)), sharex=True, squeeze=False)
     for ax, (name, values) in zip(axes[:, 0], columns.items()):
-        ax.plot(time, [float(v) for v in values], lw=0.9, label="value")
+        values = [float(v) for v in values]
+        ax.plot(time, values, lw=0.9, label="value")
         ax.axhline(bounds[name], color="C3", ls="--", lw=0.9, label="bound")
+        # Values far below their bound (a slip of micrometres against millimetres) stay visible on a symmetric log
+        # scale, linear below the smallest magnitude drawn (at most six decades below the largest).
+        magnitudes = [abs(v) for v in values + [bounds[name]] if v != 0]
+        if magnitudes:
+            ax.set_yscale("symlog", linthresh=max(min(magnitudes), 1e-6 * max(magnitudes)))
         ax.legend(loc="best", fontsize=8)
         ax.set_title(name, fontsize=9)
         ax.grid(alpha=0.3)

@@ -4,7 +4,8 @@
 //
 // Test hook: a URL hash "#t=T" pauses the replay at simulated time T; the page then writes, into <pre id="probe">,
 // JSON {ready, time, frame, bodies: {name: {world: [x, y, z], pixel: [px, py]}}, errors} (pixels from the page's
-// top-left corner), and window.tamsiReplay.seek(t) does the same from a script.
+// top-left corner), and window.tamsiReplay.seek(t) does the same from a script. "&size=WxH" fixes the view's size
+// (pixels), so that pictures and probes taken in windows of different sizes agree.
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 
@@ -205,8 +206,10 @@ function drawChart() {
   ctx.stroke();
 }
 
+const fixedSize = /[#&]size=(\d+)x(\d+)/.exec(window.location.hash);
 function resize() {
-  const w = view.clientWidth, h = view.clientHeight;
+  const w = fixedSize ? Number(fixedSize[1]) : view.clientWidth;
+  const h = fixedSize ? Number(fixedSize[2]) : view.clientHeight;
   renderer.setSize(w, h, false);
   renderer.domElement.style.width = `${w}px`;
   renderer.domElement.style.height = `${h}px`;
