@@ -21,7 +21,7 @@ scenes::RenderOptions ViewOptions::Render() const {
 void AddViewOptions(CLI::App* cmd, ViewOptions* options, bool plots) {
   cmd->add_option("--video", options->video,
                   "Video of the run drawn by MuJoCo's renderer (software OpenGL) and encoded by ffmpeg: .mp4, .mkv, "
-                  ".webm, .gif, or a PNG pattern such as frames/%05d.png");
+                  ".webm, .gif, a PNG pattern such as frames/%05d.png, or one .png (the last frame: a still)");
   cmd->add_option("--video-size", options->video_size, "Video size WIDTHxHEIGHT in pixels (default 640x480)");
   cmd->add_option("--video-fps", options->video_fps, "Video frames per second (default 30)")->check(Positive());
   cmd->add_option("--slow-motion", options->slow_motion,

@@ -85,6 +85,13 @@ Renderer::Renderer(const mjModel& model, const RenderOptions& options)
   c.model.reset(mj_copyModel(nullptr, &model));
   c.model->vis.global.offwidth = options.width;
   c.model->vis.global.offheight = options.height;
+  // A model with no light of its own is lit by the headlight alone: MuJoCo's default one leaves it dim.
+  if (model.nlight == 0) {
+    for (int k = 0; k < 3; ++k) {
+      c.model->vis.headlight.ambient[k] = std::max(c.model->vis.headlight.ambient[k], 0.3f);
+      c.model->vis.headlight.diffuse[k] = std::max(c.model->vis.headlight.diffuse[k], 0.7f);
+    }
+  }
   c.data.reset(mj_makeData(c.model.get()));
   mjv_defaultOption(&c.option);
   mjv_defaultPerturb(&c.perturb);
@@ -186,6 +193,9 @@ VideoEncoder::VideoEncoder(const std::string& path, int width, int height, doubl
                                    "-f",     "rawvideo",     "-pix_fmt",  "rgb24", "-s",
                                    size,     "-framerate",   rate,        "-i",    "-"};
   if (yuv420) args.insert(args.end(), {"-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "18"});
+  // One picture file (no %d pattern): each frame overwrites it, so it ends as the last frame.
+  const bool still = (EndsWith(path, ".png") || EndsWith(path, ".jpg")) && path.find('%') == std::string::npos;
+  if (still) args.insert(args.end(), {"-update", "1"});
   args.push_back(path);
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
