@@ -52,10 +52,11 @@ def video(tamsi):
     # gripper_mug_shake, h = 3 ms: 167 steps end at 0.501 s; at 20 frames per second, frames at 0, 0.05, ..., 0.5.
     width, height, frames = 320, 240, 11
     run(tamsi, "run", "--duration", "0.5", "--quiet", "--output", "plain.csv")
-    run(tamsi, "run", "--duration", "0.5", "--quiet", "--output", "with_video.csv", "--video", "run.mp4",
-        "--video-size", f"{width}x{height}", "--video-fps", "20", "--contact-points", "--contact-forces")
+    run(tamsi, "run", "--duration", "0.5", "--quiet", "--output", "with_video.csv", "--plots", "plots",
+        "--video", "run.mp4", "--video-size", f"{width}x{height}", "--video-fps", "20", "--contact-points",
+        "--contact-forces")
     with open("plain.csv", "rb") as a, open("with_video.csv", "rb") as b:
-        check(a.read() == b.read(), "the trajectory is bitwise the same with and without --video")
+        check(a.read() == b.read(), "the trajectory is bitwise the same with and without --video and --plots")
     probe = json.loads(run("ffprobe", "-v", "error", "-count_frames", "-show_entries",
                            "stream=width,height,nb_read_frames", "-of", "json", "run.mp4"))["streams"][0]
     check((probe["width"], probe["height"]) == (width, height), f"video size {probe['width']}x{probe['height']}")
