@@ -25,6 +25,9 @@ struct RenderArgs {
 void RenderTrajectory(const RenderArgs& args) {
   if (args.views.video.empty() && args.views.html.empty())
     throw CLI::RuntimeError("render: nothing to write (give --video and/or --html)", 2);
+  if (args.views.contact_points || args.views.contact_forces)
+    throw CLI::RuntimeError("render: --contact-points and --contact-forces need a run (a trajectory holds no contacts)",
+                            2);
   scenes::SceneOptions scene_options;
   scene_options.clutter_bodies = args.bodies;
   scene_options.clutter_seed = args.seed;

@@ -1,6 +1,7 @@
 #pragma once
 /// @file
-/// The CSV outputs of `tamsi run`: the trajectory (--output) and every contact of every step (--contacts).
+/// The CSV outputs of `tamsi run`: the trajectory (--output) and every contact of every step (--contacts); the
+/// trajectory read back (`tamsi render`).
 
 #include <tamsi/scenes/simulator.h>
 
@@ -28,13 +29,6 @@ class TrajectoryWriter {
   std::vector<int> bodies_, joints_;
 };
 
-/// The contacts CSV: one row per contact row of every TAMSI step, `step,time,kind,object1,object2,x,y,z,nx,ny,nz,
-/// penetration,fn,ft1,ft2`. kind is `geoms` (object1/object2 the geom names, point and normal from geom1 to geom2,
-/// world frame, m), `joint_limit` or `tendon_limit` (object1 the joint or tendon, object2 empty, point and normal
-/// zero). penetration is δ at the end of the step, δ0 − h vn (m, or rad for a hinge limit), the value fn (N, or N·m)
-/// comes from; ft1, ft2 the friction force along the contact frame's tangents (N). time is the step's end.
-class ContactWriter;
-
 /// One row of a trajectory CSV: its time (s) and the model's generalized positions (nq).
 struct TrajectoryState {
   double time{0};
@@ -47,6 +41,11 @@ struct TrajectoryState {
 /// it), or a value is not a number (naming its line and column).
 std::vector<TrajectoryState> ReadTrajectory(const std::string& path, const mjModel& model);
 
+/// The contacts CSV: one row per contact row of every TAMSI step, `step,time,kind,object1,object2,x,y,z,nx,ny,nz,
+/// penetration,fn,ft1,ft2`. kind is `geoms` (object1/object2 the geom names, point and normal from geom1 to geom2,
+/// world frame, m), `joint_limit` or `tendon_limit` (object1 the joint or tendon, object2 empty, point and normal
+/// zero). penetration is δ at the end of the step, δ0 − h vn (m, or rad for a hinge limit), the value fn (N, or N·m)
+/// comes from; ft1, ft2 the friction force along the contact frame's tangents (N). time is the step's end.
 class ContactWriter {
  public:
   /// Throws CLI::RuntimeError (exit status 2) when the file cannot be written.
