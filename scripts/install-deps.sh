@@ -7,11 +7,14 @@ packages=(build-essential cmake ninja-build pkg-config
           nlohmann-json3-dev libcli11-dev
           libgtest-dev libgmock-dev libbenchmark-dev
           libsiconos-numerics-dev gnuplot-nox
-          clang libclang-rt-14-dev)
+          clang libclang-rt-14-dev
+          libosmesa6-dev ffmpeg python3-matplotlib chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm bundles the browser replay viewer at build time (apps/viewer); Debian's unless a Node.js with npm is present.
+command -v npm >/dev/null || missing+=(nodejs npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "install-deps: installing ${missing[*]}"
 sudo_cmd=()

@@ -19,6 +19,9 @@ void AddQuasistaticCommand(CLI::App& app);
 /// `tamsi run [SCENE|model.xml] [...]`: simulates a built-in scene or an MJCF model (DESIGN.md, "The command line").
 void AddRunCommand(CLI::App& app);
 
+/// `tamsi render SCENE TRAJECTORY.csv [--video FILE] [--html FILE] [...]`: draws a saved run (view_options.h).
+void AddRenderCommand(CLI::App& app);
+
 /// `tamsi list`: the built-in scenes with one-line descriptions.
 void AddListCommand(CLI::App& app);
 

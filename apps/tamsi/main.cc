@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   tamsi::cli::AddSolveCommand(app);
   tamsi::cli::AddRunCommand(app);
+  tamsi::cli::AddRenderCommand(app);
   tamsi::cli::AddListCommand(app);
   tamsi::cli::AddQuasistaticCommand(app);
   try {

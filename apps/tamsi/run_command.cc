@@ -18,7 +18,11 @@
 #include <vector>
 
 #include "commands.h"
+#include "html_replay.h"
 #include "run_outputs.h"
+#include "run_plots.h"
+#include "video_recorder.h"
+#include "view_options.h"
 
 namespace tamsi::cli {
 namespace {
@@ -46,6 +50,7 @@ struct RunArgs {
   bool settle{false};
   std::string checkpoint_path, resume_path;
   long long checkpoint_every{100};
+  ViewOptions views;
 };
 
 /// A problem sink that writes each problem to DIR/step_NNNNNN.json (step_NNNNNN_subKKofMM.json for substeps).
@@ -212,16 +217,30 @@ void RunScene(const RunArgs& args) {
     std::filesystem::create_directories(dir, ec);
     if (ec || !std::filesystem::is_directory(dir)) throw CLI::RuntimeError("cannot create directory '" + dir + "'", 2);
   }
+  // Views of the run read the state after each step and never write to it.
+  std::unique_ptr<VideoRecorder> video;
+  if (!args.views.video.empty()) {
+    video = std::make_unique<VideoRecorder>(model, args.views, sim.time(), sim.time() + num_steps * h, h, !args.quiet);
+    video->Observe(sim.data(), {});
+  }
+  std::unique_ptr<HtmlReplay> html;
+  if (!args.views.html.empty()) {
+    html = std::make_unique<HtmlReplay>(model, args.views, scene.name, sim.time(), h);
+    if (html->Due(sim.time())) html->AddFrame(sim.data(), {});
+  }
+  std::unique_ptr<RunPlots> plots;
+  if (!args.views.plots.empty()) plots = std::make_unique<RunPlots>(args.views.plots);
+  const bool draw_contacts = html || (video && (args.views.contact_points || args.views.contact_forces));
   if (!args.dump_dir.empty()) sim.set_problem_sink(ProblemWriter(args.dump_dir));
   if (!args.failures_dir.empty()) sim.set_failure_sink(ProblemWriter(args.failures_dir));
 
   const auto start = std::chrono::steady_clock::now();
   auto last_report = start;
   for (long long k = resumed ? resumed->step : 0; k < num_steps; ++k) {
+    scenes::StepInfo step;
     try {
-      const long long tunnelling = sim.statistics().tunnelling_steps;
-      sim.Step();
-      if (tunnelling == 0 && sim.statistics().tunnelling_steps > 0)
+      step = sim.Step();
+      if (step.fast_bodies > 0 && sim.statistics().tunnelling_steps == 1)
         std::cerr << "warning: " << sim.statistics().first_tunnelling << "\n";
     } catch (const scenes::StepFailedError& e) {
       if (trajectory) trajectory->Flush();
@@ -238,7 +257,15 @@ void RunScene(const RunArgs& args) {
       trajectory->Write(model, sim.data());
     }
     if (contacts) contacts->Write(k, sim);
+    const std::vector<scenes::ContactMarker> markers =
+        draw_contacts ? ContactMarkers(sim) : std::vector<scenes::ContactMarker>{};
+    if (video) video->Observe(sim.data(), markers);
+    if (html) {
+      html->Step(sim.time(), step);
+      if (html->Due(sim.time())) html->AddFrame(sim.data(), markers);
+    }
     if (scene.checks) scene.checks->Observe(model, sim.data());
+    if (plots) plots->Observe(sim.time(), step, scene.checks.get());
     if (!args.checkpoint_path.empty() && (k + 1) % args.checkpoint_every == 0) {
       scenes::Checkpoint checkpoint = scenes::CaptureCheckpoint(sim, scene, k + 1);
       if (trajectory) checkpoint.output_bytes["trajectory"] = trajectory->FlushedBytes();
@@ -259,6 +286,9 @@ void RunScene(const RunArgs& args) {
     }
   }
   std::cout << sim.statistics().Report();
+  if (video) video->Finish();
+  if (html) html->Finish();
+  if (plots) plots->Finish(sim.statistics(), scene.checks.get());
   if (!scene.checks) return;
   int failed = 0;
   for (const scenes::CheckResult& check : scene.checks->Results()) {
@@ -330,6 +360,7 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_option("--resume", args->resume_path,
                   "Continue the run a checkpoint holds (give the run's own arguments again): the steps taken and "
                   "the output CSVs continue bitwise as if the run had never stopped");
+  AddViewOptions(cmd, &args->views, /*plots=*/true);
   cmd->callback([args] { RunScene(*args); });
 }
 

@@ -1,7 +1,10 @@
 #include "run_outputs.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <sstream>
 
 namespace tamsi::cli {
 namespace {
@@ -87,6 +90,74 @@ void TrajectoryWriter::Write(const mjModel& model, const mjData& data) {
   }
   for (int a = 0; a < model.nu; ++a) out_ << "," << data.actuator_force[a];
   out_ << "\n";
+}
+
+std::vector<TrajectoryState> ReadTrajectory(const std::string& path, const mjModel& model) {
+  std::ifstream in(path);
+  if (!in) throw CLI::RuntimeError("cannot read trajectory file '" + path + "'", 2);
+  std::string line;
+  std::getline(in, line);
+  std::map<std::string, int> columns;
+  {
+    std::istringstream header(line);
+    std::string name;
+    for (int c = 0; std::getline(header, name, ','); ++c) columns[name] = c;
+  }
+  auto column = [&](const std::string& name) {
+    const auto it = columns.find(name);
+    if (it == columns.end()) throw CLI::RuntimeError(path + ": no column '" + name + "' for this model", 2);
+    return it->second;
+  };
+  // (qpos address, CSV column) for every coordinate the file holds.
+  std::vector<std::pair<int, int>> sources;
+  for (int j = 0; j < model.njnt; ++j) {
+    const int adr = model.jnt_qposadr[j];
+    const std::string joint = Name(model, mjOBJ_JOINT, j, "joint");
+    switch (model.jnt_type[j]) {
+      case mjJNT_FREE: {
+        const std::string body = Name(model, mjOBJ_BODY, model.jnt_bodyid[j], "body");
+        int k = 0;
+        for (const char* field : {"x", "y", "z", "qw", "qx", "qy", "qz"})
+          sources.emplace_back(adr + k++, column(body + "_" + field));
+        break;
+      }
+      case mjJNT_BALL: {
+        int k = 0;
+        for (const char* field : {"qw", "qx", "qy", "qz"}) sources.emplace_back(adr + k++, column(joint + "_" + field));
+        break;
+      }
+      default:
+        sources.emplace_back(adr, column(joint + "_q"));
+    }
+  }
+  const int time_column = column("time");
+  std::vector<TrajectoryState> states;
+  std::vector<double> values;
+  for (int row = 2; std::getline(in, line); ++row) {
+    if (line.empty()) continue;
+    values.clear();
+    std::istringstream fields(line);
+    std::string field;
+    while (std::getline(fields, field, ',')) {
+      char* end = nullptr;
+      values.push_back(std::strtod(field.c_str(), &end));
+      if (end == field.c_str() || *end != '\0')
+        throw CLI::RuntimeError(path + ":" + std::to_string(row) + ": column " + std::to_string(values.size()) +
+                                    " is not a number: '" + field + "'",
+                                2);
+    }
+    if (values.size() != columns.size())
+      throw CLI::RuntimeError(path + ":" + std::to_string(row) + ": expected " + std::to_string(columns.size()) +
+                                  " values, got " + std::to_string(values.size()),
+                              2);
+    TrajectoryState state;
+    state.time = values[time_column];
+    state.qpos.assign(model.qpos0, model.qpos0 + model.nq);
+    for (const auto& [adr, c] : sources) state.qpos[adr] = values[c];
+    states.push_back(std::move(state));
+  }
+  if (states.empty()) throw CLI::RuntimeError(path + ": no states", 2);
+  return states;
 }
 
 ContactWriter::ContactWriter(const std::string& path, long long resume_bytes) {

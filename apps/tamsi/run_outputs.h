@@ -1,6 +1,7 @@
 #pragma once
 /// @file
-/// The CSV outputs of `tamsi run`: the trajectory (--output) and every contact of every step (--contacts).
+/// The CSV outputs of `tamsi run`: the trajectory (--output) and every contact of every step (--contacts); the
+/// trajectory read back (`tamsi render`).
 
 #include <tamsi/scenes/simulator.h>
 
@@ -37,6 +38,18 @@ class TrajectoryWriter : public CsvWriter {
  private:
   std::vector<int> bodies_, joints_;
 };
+
+/// One row of a trajectory CSV: its time (s) and the model's generalized positions (nq).
+struct TrajectoryState {
+  double time{0};
+  std::vector<double> qpos;
+};
+
+/// Reads a trajectory CSV that TrajectoryWriter wrote for `model` back into states: free joints from their bodies'
+/// position and quaternion columns, hinge and slide joints from `<joint>_q`, ball joints from `<joint>_qw … _qz`.
+/// Throws CLI::RuntimeError (exit status 2) when the file cannot be read, a column the model needs is missing (naming
+/// it), or a value is not a number (naming its line and column).
+std::vector<TrajectoryState> ReadTrajectory(const std::string& path, const mjModel& model);
 
 /// The contacts CSV: one row per contact row of every TAMSI step, `step,time,kind,object1,object2,x,y,z,nx,ny,nz,
 /// penetration,fn,ft1,ft2`. kind is `geoms` (object1/object2 the geom names, point and normal from geom1 to geom2,

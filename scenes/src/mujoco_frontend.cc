@@ -399,6 +399,8 @@ void ContactProblemBuilder::AssembleJacobians(const mjModel& model, const mjData
     info.geom2 = g2;
     info.position = Eigen::Vector3d(con.pos[0], con.pos[1], con.pos[2]);
     info.normal = Eigen::Vector3d(con.frame[0], con.frame[1], con.frame[2]);
+    info.tangent1 = Eigen::Vector3d(con.frame[3], con.frame[4], con.frame[5]);
+    info.tangent2 = Eigen::Vector3d(con.frame[6], con.frame[7], con.frame[8]);
     const double k1 = geom_stiffness_[g1], k2 = geom_stiffness_[g2];
     const double d1 = geom_dissipation_[g1], d2 = geom_dissipation_[g2];
     // MuJoCo 2.2.2's box–box collider reports half the overlap along the normal (face, edge and corner contacts

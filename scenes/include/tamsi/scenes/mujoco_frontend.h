@@ -114,6 +114,8 @@ struct ContactInfo {
   int object{-1};
   /// kGeoms: contact point (world, m) and normal from geom1 to geom2 (world); zero for limits.
   Eigen::Vector3d position{Eigen::Vector3d::Zero()}, normal{Eigen::Vector3d::Zero()};
+  /// kGeoms: the tangents t1, t2 of the rows of Jt (world; the contact frame's rows 1 and 2); zero for limits.
+  Eigen::Vector3d tangent1{Eigen::Vector3d::Zero()}, tangent2{Eigen::Vector3d::Zero()};
 };
 
 /// What a Build took from MuJoCo's constraints other than contact (DESIGN.md, "Constraints of the model").
