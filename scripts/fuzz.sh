@@ -11,7 +11,7 @@ keep=${2:-}
 bash "$root/scripts/install-deps.sh"
 cd "$root"
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j "$(nproc)"
+cmake --build --preset fuzz -j "$(nproc)" --target problem_fuzzer scene_fuzzer
 mkdir -p build-fuzz/artifacts
 for target in problem scene; do
   if [ -n "$keep" ]; then

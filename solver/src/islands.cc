@@ -12,16 +12,12 @@ int Find(std::vector<int>& parent, int x) {
 
 }  // namespace
 
-IslandPartition FindIslands(const kernels::NewtonMatrixPattern& pattern, const kernels::ContactJacobian& J,
-                            bool split) {
-  const int nv = pattern.size();
-  const std::vector<int>& col_ptr = pattern.col_ptr();
-  const std::vector<int>& row_index = pattern.row_index();
-  // Union-find over velocities; the pattern already joins every pair coupled by M or by a contact.
-  std::vector<int> parent(nv);
+Components FindComponents(int n, const int* col_ptr, const int* row_index, bool split) {
+  // Union-find; a root is always the smallest index of its set.
+  std::vector<int> parent(n);
   std::iota(parent.begin(), parent.end(), 0);
   if (split) {
-    for (int j = 0; j < nv; ++j)
+    for (int j = 0; j < n; ++j)
       for (int e = col_ptr[j]; e < col_ptr[j + 1]; ++e) {
         const int a = Find(parent, row_index[e]), b = Find(parent, j);
         if (a != b) parent[std::max(a, b)] = std::min(a, b);
@@ -29,23 +25,38 @@ IslandPartition FindIslands(const kernels::NewtonMatrixPattern& pattern, const k
   } else {
     std::fill(parent.begin(), parent.end(), 0);
   }
-  // Number islands by their smallest velocity: a root is always the smallest index of its set.
-  IslandPartition p;
-  std::vector<int> island(nv), local(nv);
-  for (int j = 0; j < nv; ++j) {
+  Components c;
+  c.of.resize(n);
+  c.local.resize(n);
+  for (int j = 0; j < n; ++j) {
     const int root = Find(parent, j);
-    island[j] = root == j ? p.num_islands++ : island[root];
+    c.of[j] = root == j ? c.count++ : c.of[root];
   }
-  std::vector<int> count(p.num_islands + 1, 0);
-  for (int j = 0; j < nv; ++j) ++count[island[j] + 1];
-  p.velocity_ptr.assign(count.begin(), count.end());
-  for (int k = 0; k < p.num_islands; ++k) p.velocity_ptr[k + 1] += p.velocity_ptr[k];
-  p.velocities.resize(nv);
-  std::vector<int> next(p.velocity_ptr.begin(), p.velocity_ptr.end() - 1);
-  for (int j = 0; j < nv; ++j) {
-    local[j] = next[island[j]] - p.velocity_ptr[island[j]];
-    p.velocities[next[island[j]]++] = j;
+  c.ptr.assign(c.count + 1, 0);
+  for (int j = 0; j < n; ++j) ++c.ptr[c.of[j] + 1];
+  for (int k = 0; k < c.count; ++k) c.ptr[k + 1] += c.ptr[k];
+  c.members.resize(n);
+  std::vector<int> next(c.ptr.begin(), c.ptr.end() - 1);
+  for (int j = 0; j < n; ++j) {
+    c.local[j] = next[c.of[j]] - c.ptr[c.of[j]];
+    c.members[next[c.of[j]]++] = j;
   }
+  return c;
+}
+
+IslandPartition FindIslands(const kernels::NewtonMatrixPattern& pattern, const kernels::ContactJacobian& J,
+                            bool split) {
+  const int nv = pattern.size();
+  const std::vector<int>& col_ptr = pattern.col_ptr();
+  const std::vector<int>& row_index = pattern.row_index();
+  // The pattern already joins every pair of velocities coupled by M or by a contact.
+  Components components = FindComponents(nv, col_ptr.data(), row_index.data(), split);
+  IslandPartition p;
+  p.num_islands = components.count;
+  p.velocity_ptr = std::move(components.ptr);
+  p.velocities = std::move(components.members);
+  const std::vector<int>& island = components.of;
+  const std::vector<int>& local = components.local;
   // Contacts: the island of any velocity they touch (contacts touching none belong to no island).
   const int nc = J.num_contacts();
   std::vector<int> contact_island(nc, -1);
@@ -55,7 +66,7 @@ IslandPartition FindIslands(const kernels::NewtonMatrixPattern& pattern, const k
   p.contact_ptr = contact_count;
   for (int k = 0; k < p.num_islands; ++k) p.contact_ptr[k + 1] += p.contact_ptr[k];
   p.contacts.resize(p.contact_ptr.back());
-  next.assign(p.contact_ptr.begin(), p.contact_ptr.end() - 1);
+  std::vector<int> next(p.contact_ptr.begin(), p.contact_ptr.end() - 1);
   for (int i = 0; i < nc; ++i)
     if (contact_island[i] >= 0) p.contacts[next[contact_island[i]]++] = i;
   // Local compressed columns of each island's block; global columns of an island are visited in increasing order.

@@ -11,6 +11,15 @@
 
 namespace tamsi::internal {
 
+/// The connected components of the graph of an n × n pattern (compressed columns; an entry (i, j) joins i and j),
+/// numbered by their smallest index; with `split` false, one component holds everything.
+struct Components {
+  int count{0};
+  /// Component → its indices (sorted), in compressed-row form; index → its component and its place within it.
+  std::vector<int> ptr{0}, members, of, local;
+};
+Components FindComponents(int n, const int* col_ptr, const int* row_index, bool split = true);
+
 struct IslandPartition {
   int num_islands{0};
   /// Island → its velocities (sorted global indices) and contacts (sorted), in compressed-row form.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "islands.h"
 #include "linear_solver.h"
 
 namespace tamsi::internal {
@@ -31,10 +32,8 @@ class MassFactorization {
   bool Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string* message);
 
  private:
-  std::vector<int> component_ptr_;  // component k holds velocities dofs_[component_ptr_[k] .. component_ptr_[k+1])
-  std::vector<int> dofs_;           // ascending within each component
-  std::vector<int> local_;          // velocity → its index within its component
-  std::vector<int> block_ptr_;      // component k's dense n_k × n_k block at blocks_[block_ptr_[k]]
+  Components components_;       // of M's pattern
+  std::vector<int> block_ptr_;  // component k's dense n_k × n_k block at blocks_[block_ptr_[k]]
   std::vector<double> blocks_;
   Eigen::VectorXd gathered_;
   std::unique_ptr<LinearSolver> sparse_;  // CHOLMOD, when a component passes kDenseLimit
