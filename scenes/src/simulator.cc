@@ -5,7 +5,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <limits>
 #include <sstream>
 
@@ -345,7 +344,7 @@ void Simulator::GrowContactList() {
 void Simulator::RemakeData() {
   DataPtr fresh(mj_makeData(model_.get()));
   const mjModel& m = *model_;
-  auto copy = [](double* dst, const double* src, int n) { std::memcpy(dst, src, sizeof(double) * n); };
+  auto copy = [](double* dst, const double* src, int n) { std::copy_n(src, n, dst); };  // n = 0: either may be null
   copy(fresh->qpos, data_->qpos, m.nq);
   copy(fresh->qvel, data_->qvel, m.nv);
   copy(fresh->act, data_->act, m.na);
@@ -452,8 +451,8 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
     if (problem_.num_constraints() > 0) problem_.g0 += h * (problem_.Jb * v_work_);
     mj_integratePos(model_.get(), q_work_.data(), v_work_.data(), h);
   }
-  std::memcpy(data_->qpos, q_work_.data(), sizeof(double) * model_->nq);
-  std::memcpy(data_->qvel, v_work_.data(), sizeof(double) * nv);
+  std::copy_n(q_work_.data(), model_->nq, data_->qpos);
+  std::copy_n(v_work_.data(), nv, data_->qvel);
   IntegrateActivations();
   data_->time += time_step_;
   return true;
@@ -489,9 +488,9 @@ StepInfo Simulator::StepMujoco() {
   const double total = Seconds(start);
   for (size_t w = 0; w < std::size(kMujocoFatalWarnings); ++w) {
     if (d->warning[kMujocoFatalWarnings[w]].number != warnings_before[w]) {
-      std::memcpy(d->qpos, qpos.data(), sizeof(double) * m.nq);
-      std::memcpy(d->qvel, qvel.data(), sizeof(double) * m.nv);
-      std::memcpy(d->act, act.data(), sizeof(double) * m.na);
+      std::copy_n(qpos.data(), m.nq, d->qpos);
+      std::copy_n(qvel.data(), m.nv, d->qvel);
+      std::copy_n(act.data(), m.na, d->act);  // a model without activations: act.data() is null
       d->time = time;
       const int warning = kMujocoFatalWarnings[w];
       if (warning == mjWARN_CONTACTFULL || warning == mjWARN_CNSTRFULL) {

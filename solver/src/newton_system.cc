@@ -21,6 +21,15 @@ int Slot(const SparseMatrix& A, int row, int col) {
   return static_cast<int>(std::lower_bound(begin, end, row) - A.innerIndexPtr());
 }
 
+/// A itself when it is compressed, else its compressed copy in *copy: the fold and the factorizations read the
+/// arrays entry by entry (an uncompressed matrix has free slots between its columns).
+const SparseMatrix& Compressed(const SparseMatrix& A, SparseMatrix* copy) {
+  if (A.isCompressed()) return A;
+  *copy = A;
+  copy->makeCompressed();
+  return *copy;
+}
+
 }  // namespace
 
 NewtonSystem::NewtonSystem(const ContactProblem& problem, bool two_way, double stiction_tolerance,
@@ -61,26 +70,20 @@ bool NewtonSystem::Reset(const ContactProblem& problem) {
 
 void NewtonSystem::CalcEffectiveMomentumBalance(const ContactProblem& problem) {
   if (problem.num_constraints() == 0) {
-    if (problem.M.isCompressed()) {
-      M_ = &problem.M;
-    } else {
-      M_effective_ = problem.M;
-      M_effective_.makeCompressed();
-      M_ = &M_effective_;
-    }
+    M_ = &Compressed(problem.M, &M_effective_);
     p_star_ = &problem.p_star;
     return;
   }
-  if (!SamePattern(problem.M, fold_m_outer_, fold_m_inner_) || !SamePattern(problem.Jb, fold_jb_outer_, fold_jb_inner_))
-    PlanConstraintFold(problem);
-  FoldConstraints(problem);
+  const SparseMatrix& M = Compressed(problem.M, &m_compressed_);
+  const SparseMatrix& Jb = Compressed(problem.Jb, &jb_compressed_);
+  if (!SamePattern(M, fold_m_outer_, fold_m_inner_) || !SamePattern(Jb, fold_jb_outer_, fold_jb_inner_))
+    PlanConstraintFold(M, Jb);
+  FoldConstraints(M, Jb, problem);
   M_ = &M_effective_;
   p_star_ = &p_star_effective_;
 }
 
-void NewtonSystem::PlanConstraintFold(const ContactProblem& problem) {
-  const SparseMatrix& M = problem.M;
-  const SparseMatrix& Jb = problem.Jb;
+void NewtonSystem::PlanConstraintFold(const SparseMatrix& M, const SparseMatrix& Jb) {
   // The pattern of M + Jbᵀ Jb, from all-ones copies (no numerical cancellation can drop an entry).
   SparseMatrix ones_m = M, ones_b = Jb;
   ones_m.coeffs().setOnes();
@@ -96,7 +99,7 @@ void NewtonSystem::PlanConstraintFold(const ContactProblem& problem) {
     for (int k = M.outerIndexPtr()[j]; k < M.outerIndexPtr()[j + 1]; ++k)
       fold_m_slot_[k] = Slot(M_effective_, M.innerIndexPtr()[k], j);
   // Jb by rows: each row's entries (their positions in Jb's values, in column order), then every product pair's slot.
-  const int nb = problem.num_constraints();
+  const int nb = static_cast<int>(Jb.rows());
   jb_row_ptr_.assign(nb + 1, 0);
   for (int k = 0; k < Jb.nonZeros(); ++k) ++jb_row_ptr_[Jb.innerIndexPtr()[k] + 1];
   for (int r = 0; r < nb; ++r) jb_row_ptr_[r + 1] += jb_row_ptr_[r];
@@ -116,13 +119,13 @@ void NewtonSystem::PlanConstraintFold(const ContactProblem& problem) {
         fold_pair_slot_.push_back(Slot(M_effective_, jb_row_col_[a], jb_row_col_[b]));
 }
 
-void NewtonSystem::FoldConstraints(const ContactProblem& problem) {
+void NewtonSystem::FoldConstraints(const SparseMatrix& M, const SparseMatrix& Jb, const ContactProblem& problem) {
   // λ = −k (g0 + h Jb v) − c Jb v is affine in v: −h Jbᵀλ = h Jbᵀ(k h + c) Jb v + h Jbᵀ(k ∘ g0).
   const double h = problem.time_step;
-  const double* jb = problem.Jb.valuePtr();
+  const double* jb = Jb.valuePtr();
   double* values = M_effective_.valuePtr();
   std::fill(values, values + M_effective_.nonZeros(), 0.0);
-  for (size_t k = 0; k < fold_m_slot_.size(); ++k) values[fold_m_slot_[k]] += problem.M.valuePtr()[k];
+  for (size_t k = 0; k < fold_m_slot_.size(); ++k) values[fold_m_slot_[k]] += M.valuePtr()[k];
   p_star_effective_ = problem.p_star;
   size_t pair = 0;
   for (int r = 0; r < problem.num_constraints(); ++r) {

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <tamsi/scenes/checkpoint.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -56,8 +57,13 @@ struct SceneRun {
   }
 };
 
+// A file of this process's running test: ctest runs the cases (and other builds' copies of them) in parallel.
 std::string TempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("tamsi_checkpoint_test_" + name)).string();
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string unique = std::string(test->test_suite_name()) + "." + test->name() + "." + std::to_string(getpid());
+  for (char& c : unique)
+    if (c == '/') c = '_';
+  return (std::filesystem::temp_directory_path() / ("tamsi_checkpoint_test_" + unique + "_" + name)).string();
 }
 
 bool BitwiseEqual(const std::vector<double>& a, const std::vector<double>& b) {

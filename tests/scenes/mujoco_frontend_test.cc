@@ -384,5 +384,21 @@ TEST(FrontEnd, NegativeUserStiffnessIsRejectedWithTheGeomName) {
   }
 }
 
+// An infinite stiffness is named as not finite (it was rejected as "must be >= 0", which it is).
+TEST(FrontEnd, InfiniteUserStiffnessIsNamedAsNotFinite) {
+  ModelPtr model = LoadModelFromString(
+      R"(<mujoco><size nuser_geom="2"/><worldbody><geom name="floor" type="plane" size="1 1 1" user="inf 1"/>
+         </worldbody></mujoco>)",
+      "inf");
+  try {
+    ContactProblemBuilder builder(*model, ContactDefaults());
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("geom 'floor': user[0] (stiffness, N/m) must be finite and >= 0, got inf"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace tamsi::scenes

@@ -79,14 +79,15 @@ class NewtonSystem {
   /// Points M_ and p_star_ at the problem's M and p*, or at M_effective_ and p_star_effective_ when it has bilateral
   /// constraints (or M is not compressed).
   void CalcEffectiveMomentumBalance(const ContactProblem& problem);
-  /// The pattern of M + Jbᵀ Jb and where each term of the fold lands in it: rebuilt when M's or Jb's pattern
-  /// changes (allocates), reused otherwise.
-  void PlanConstraintFold(const ContactProblem& problem);
+  /// The pattern of M + Jbᵀ Jb and where each term of the fold lands in it (M and Jb compressed): rebuilt when M's
+  /// or Jb's pattern changes (allocates), reused otherwise.
+  void PlanConstraintFold(const SparseMatrix& M, const SparseMatrix& Jb);
   /// M_effective_ = M + h Jbᵀ(k h + c) Jb and p_star_effective_ = p* − h Jbᵀ(k ∘ g0) on the planned pattern, summed in
   /// a fixed order; allocates nothing.
-  void FoldConstraints(const ContactProblem& problem);
+  void FoldConstraints(const SparseMatrix& M, const SparseMatrix& Jb, const ContactProblem& problem);
 
   SparseMatrix M_effective_;
+  SparseMatrix m_compressed_, jb_compressed_;  // compressed copies of the problem's M and Jb when they are not
   Eigen::VectorXd p_star_effective_;
   // The fold's plan: the patterns it was made for, the slot of each nonzero of M, Jb's rows (entry, column) and the
   // slot of each product Jb(r, a) Jb(r, b).
