@@ -286,17 +286,20 @@ void AddRunCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run", "Simulate a built-in scene or an MJCF model and print a summary");
   cmd->add_option("scene", args->scene,
                   std::string("Built-in scene name (tamsi list) or MJCF file; default ") + scenes::DefaultSceneName());
-  cmd->add_option("--dt", args->settings.time_step, "Time step h (s); default: the model's timestep")->check(Positive());
+  cmd->add_option("--dt", args->settings.time_step, "Time step h (s); default: the model's timestep")
+      ->check(Positive());
   cmd->add_option("--duration", args->duration, "Simulated time (s); default: the scene's")->check(Positive());
   cmd->add_option("--solver", args->settings.solver, "tamsi (two-way), tamsi-oneway, or mujoco (MuJoCo's own solver)")
       ->check(CLI::IsMember({"tamsi", "tamsi-oneway", "mujoco"}));
-  cmd->add_option("--mujoco-solver", args->settings.mujoco_solver, "With --solver mujoco: newton, cg or pgs (default: model's)")
+  cmd->add_option("--mujoco-solver", args->settings.mujoco_solver,
+                  "With --solver mujoco: newton, cg or pgs (default: model's)")
       ->check(CLI::IsMember({"newton", "cg", "pgs"}));
   cmd->add_option("--narrow-phase", args->settings.narrow_phase,
                   "Sphere-cylinder and plane-mesh contacts of the TAMSI front end: analytic (closed form; every hull "
                   "vertex at a plane; default) or mujoco (MuJoCo 2.2.2's own colliders)")
       ->check(CLI::IsMember({"analytic", "mujoco"}));
-  cmd->add_option("--threads", args->settings.threads, "Solver threads (0: all hardware threads)")->check(NonNegative());
+  cmd->add_option("--threads", args->settings.threads, "Solver threads (0: all hardware threads)")
+      ->check(NonNegative());
   AddIterationOptions(cmd, &args->settings.iteration);
   cmd->add_option("--max-iterations", args->settings.max_iterations, "Newton iteration cap per solve (default 100)")
       ->check(Positive());
@@ -308,7 +311,8 @@ void AddRunCommand(CLI::App& app) {
                   "Per-geom Hunt-Crossley dissipation (s/m, at most 1e6), overrides MJCF user data")
       ->check(NonNegative())
       ->check(AtMost(1e6));
-  cmd->add_option("--stiction-tolerance", args->settings.stiction_tolerance, "Stiction tolerance v_s (m/s); default 1e-4")
+  cmd->add_option("--stiction-tolerance", args->settings.stiction_tolerance,
+                  "Stiction tolerance v_s (m/s); default 1e-4")
       ->check(Positive());
   cmd->add_option("--keyframe", args->keyframe, "Initial state: keyframe name (default: the model's first)");
   cmd->add_option("--output", args->output_path,

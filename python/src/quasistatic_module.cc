@@ -20,7 +20,7 @@ namespace qs = tamsi::quasistatic;
 /// Rows of `rows` (each of `width` entries) as one row-major matrix.
 template <typename Vector>
 Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> Stack(const std::vector<Vector>& rows,
-                                                                            int width) {
+                                                                             int width) {
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> matrix(rows.size(), width);
   for (size_t i = 0; i < rows.size(); ++i) matrix.row(i) = rows[i].transpose();
   return matrix;

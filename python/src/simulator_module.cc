@@ -259,8 +259,8 @@ void BindSimulation(py::module_& m) {
   s.def("run", &Simulation::Run, py::arg("duration") = py::none(), py::return_value_policy::copy,
         "Steps until `duration` s more is simulated (the scene's duration when None); returns the statistics.");
   s.def_property_readonly("name", [](const Simulation& sim) { return sim.scene().name; });
-  s.def_property_readonly("duration", [](const Simulation& sim) { return sim.scene().duration; },
-                          "the scene's default duration (s)");
+  s.def_property_readonly(
+      "duration", [](const Simulation& sim) { return sim.scene().duration; }, "the scene's default duration (s)");
   s.def_property_readonly("time", &Simulation::time, "simulated time (s)");
   s.def_property_readonly("time_step", &Simulation::time_step, "h (s)");
   s.def_property_readonly("nq", [](const Simulation& sim) { return sim.model().nq; });
@@ -284,18 +284,14 @@ void BindSimulation(py::module_& m) {
         Assign(sim.data().qfrc_applied, f, sim.model().nv, "qfrc_applied");
       },
       "applied generalized forces (nv; N, N m), a copy; assign to set");
-  s.def_property_readonly("joint_names", [](const Simulation& sim) {
-    return Names(sim.model(), mjOBJ_JOINT, sim.model().njnt);
-  });
-  s.def_property_readonly("actuator_names", [](const Simulation& sim) {
-    return Names(sim.model(), mjOBJ_ACTUATOR, sim.model().nu);
-  });
-  s.def_property_readonly("body_names", [](const Simulation& sim) {
-    return Names(sim.model(), mjOBJ_BODY, sim.model().nbody);
-  });
-  s.def_property_readonly("geom_names", [](const Simulation& sim) {
-    return Names(sim.model(), mjOBJ_GEOM, sim.model().ngeom);
-  });
+  s.def_property_readonly("joint_names",
+                          [](const Simulation& sim) { return Names(sim.model(), mjOBJ_JOINT, sim.model().njnt); });
+  s.def_property_readonly("actuator_names",
+                          [](const Simulation& sim) { return Names(sim.model(), mjOBJ_ACTUATOR, sim.model().nu); });
+  s.def_property_readonly("body_names",
+                          [](const Simulation& sim) { return Names(sim.model(), mjOBJ_BODY, sim.model().nbody); });
+  s.def_property_readonly("geom_names",
+                          [](const Simulation& sim) { return Names(sim.model(), mjOBJ_GEOM, sim.model().ngeom); });
   s.def(
       "joint_qpos",
       [](Simulation& sim, const std::string& name) {
@@ -367,10 +363,12 @@ void BindSimulation(py::module_& m) {
         return checks;
       },
       "The scene's success checks over the steps taken: a list of dicts {name, value, bound, passed}.");
-  s.def_property_readonly("last_problem", [](const Simulation& sim) { return sim.simulator().last_problem(); },
-                          "the last ContactProblem built (a copy)");
-  s.def_property_readonly("last_result", [](const Simulation& sim) { return sim.simulator().last_result(); },
-                          "the last successful TAMSI Result (a copy)");
+  s.def_property_readonly(
+      "last_problem", [](const Simulation& sim) { return sim.simulator().last_problem(); },
+      "the last ContactProblem built (a copy)");
+  s.def_property_readonly(
+      "last_result", [](const Simulation& sim) { return sim.simulator().last_result(); },
+      "the last successful TAMSI Result (a copy)");
 }
 
 }  // namespace

@@ -129,16 +129,15 @@ void BindOptions(py::module_& m) {
   BindEnum<LineSearch>(m, "LineSearch", "none, tals (Sec. III-A) or exact (TALS and an exact line search).",
                        {LineSearch::kNone, LineSearch::kTals, LineSearch::kExact});
   BindEnum<NewtonSolve>(m, "NewtonSolve", "How each island's Newton system is solved for dv.",
-                        {NewtonSolve::kExact, NewtonSolve::kReuseFactorization,
-                         NewtonSolve::kSymmetricPreconditioner});
+                        {NewtonSolve::kExact, NewtonSolve::kReuseFactorization, NewtonSolve::kSymmetricPreconditioner});
   BindEnum<FrictionNewton>(m, "FrictionNewton", "tangent (the paper's eq. 16) or primal_dual (the default).",
                            {FrictionNewton::kTangent, FrictionNewton::kPrimalDual});
   BindEnum<LinearSolverType>(m, "LinearSolverType", "Backend of the Newton system.",
                              {LinearSolverType::kAuto, LinearSolverType::kUmfpack, LinearSolverType::kKlu,
                               LinearSolverType::kCholmod, LinearSolverType::kDense});
-  BindEnum<Status>(m, "Status", "Outcome of a solve.",
-                   {Status::kSuccess, Status::kMaxIterationsReached, Status::kLinearSolverFailed,
-                    Status::kNonFiniteValues});
+  BindEnum<Status>(
+      m, "Status", "Outcome of a solve.",
+      {Status::kSuccess, Status::kMaxIterationsReached, Status::kLinearSolverFailed, Status::kNonFiniteValues});
 
   py::class_<Options> o(m, "Options",
                         "Solver options; defaults follow the paper (v_s = 1e-4 m/s, theta_max = pi/3). "
