@@ -8,7 +8,8 @@ packages=(build-essential cmake ninja-build pkg-config
           libgtest-dev libgmock-dev libbenchmark-dev
           libsiconos-numerics-dev gnuplot-nox
           clang libclang-rt-14-dev
-          libosmesa6-dev ffmpeg python3-matplotlib chromium)
+          libosmesa6-dev ffmpeg python3-matplotlib chromium
+          pybind11-dev python3-numpy python3-scipy python3-pytest python3-distributed python3-pandas)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -12,3 +12,7 @@ cmake --install "$build" --prefix "$prefix/install" >/dev/null
 cmake -S "$root/examples/consumer" -B "$prefix/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$prefix/install" >/dev/null
 cmake --build "$prefix/consumer" >/dev/null
 "$prefix/consumer/tamsi_consumer"
+# The installed Python package imports from its site-packages folder (when the build has it).
+for site in "$prefix"/install/lib/python3*/dist-packages; do
+  if [ -d "$site/tamsi" ]; then PYTHONPATH="$site" /usr/bin/python3 -c "import tamsi; tamsi.TamsiSolver()"; fi
+done

@@ -22,6 +22,10 @@ void AddRunCommand(CLI::App& app);
 /// `tamsi render SCENE TRAJECTORY.csv [--video FILE] [--html FILE] [...]`: draws a saved run (view_options.h).
 void AddRenderCommand(CLI::App& app);
 
+/// `tamsi sweep SPEC.json [--scheduler ADDRESS] [--workers N] [--output DIR]`: runs the Python package's sweep
+/// (python/tamsi/sweep.py) with Debian's Python, every argument passed on.
+void AddSweepCommand(CLI::App& app);
+
 /// `tamsi list`: the built-in scenes with one-line descriptions.
 void AddListCommand(CLI::App& app);
 

@@ -2,6 +2,7 @@
 #include <tamsi/scenes/checkpoint.h>
 #include <tamsi/scenes/control_schedule.h>
 #include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/run_settings.h>
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
@@ -29,13 +30,8 @@ namespace {
 
 struct RunArgs {
   std::string scene;
-  std::optional<double> dt, duration, stiffness, dissipation, stiction_tolerance;
-  std::string solver{"tamsi"};
-  std::string mujoco_solver;
-  std::string narrow_phase{"analytic"};
-  int threads{1};
-  std::optional<int> max_iterations;
-  Options iteration;  // the Newton iteration's options (AddIterationOptions); the solver's options start from it
+  std::optional<double> duration;
+  scenes::RunSettings settings;  // --solver, --dt, --threads, the iteration's flags, ...
   std::string keyframe;
   std::string output_path;
   std::string contacts_path;
@@ -109,28 +105,11 @@ void RunScene(const RunArgs& args) {
   }
 
   scenes::SimulatorOptions options;
-  options.engine = args.solver == "mujoco" ? scenes::Engine::kMujoco : scenes::Engine::kTamsi;
-  options.solver = args.iteration;  // the flags of AddIterationOptions, the rest at their defaults
-  options.solver.coupling = args.solver == "tamsi-oneway" ? Coupling::kOneWay : Coupling::kTwoWay;
-  options.solver.num_threads = args.threads;
-  if (args.max_iterations) options.solver.max_iterations = *args.max_iterations;
-  options.solver.stiction_tolerance = args.stiction_tolerance.value_or(scene.stiction_tolerance);
-  options.time_step = args.dt.value_or(0.0);
-  options.contact = scene.contact;
-  if (args.stiffness) {
-    options.contact.stiffness = *args.stiffness;
-    options.contact.override_stiffness = true;
+  try {
+    options = scenes::MakeSimulatorOptions(args.settings, scene);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::RuntimeError(e.what(), 2);
   }
-  if (args.dissipation) {
-    options.contact.dissipation = *args.dissipation;
-    options.contact.override_dissipation = true;
-  }
-  static const std::map<std::string, int> kMujocoSolvers{
-      {"pgs", mjSOL_PGS}, {"cg", mjSOL_CG}, {"newton", mjSOL_NEWTON}};
-  if (!args.mujoco_solver.empty()) options.mujoco_solver = kMujocoSolvers.at(args.mujoco_solver);
-  options.narrow_phase = args.narrow_phase == "mujoco" ? scenes::NarrowPhase::kMujoco : scenes::NarrowPhase::kAnalytic;
-  std::string error;
-  if (!options.solver.IsValid(&error)) throw CLI::RuntimeError(error, 2);
 
   std::unique_ptr<scenes::Simulator> simulator;
   try {
@@ -155,9 +134,10 @@ void RunScene(const RunArgs& args) {
                             2);
   }
   const long long num_steps = std::max(1LL, std::llround(duration / h));
-  const std::string engine = args.solver == "mujoco"
-                                 ? "mujoco" + (args.mujoco_solver.empty() ? "" : " (" + args.mujoco_solver + ")")
-                                 : args.solver;
+  const std::string engine =
+      args.settings.solver == "mujoco"
+          ? "mujoco" + (args.settings.mujoco_solver.empty() ? "" : " (" + args.settings.mujoco_solver + ")")
+          : args.settings.solver;
   if (!args.quiet) {
     std::cout << "scene " << scene.name << ": nq = " << model.nq << ", nv = " << model.nv
               << ", bodies = " << model.nbody - 1 << ", geoms = " << model.ngeom << "; solver " << engine
@@ -306,29 +286,33 @@ void AddRunCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run", "Simulate a built-in scene or an MJCF model and print a summary");
   cmd->add_option("scene", args->scene,
                   std::string("Built-in scene name (tamsi list) or MJCF file; default ") + scenes::DefaultSceneName());
-  cmd->add_option("--dt", args->dt, "Time step h (s); default: the model's timestep")->check(Positive());
+  cmd->add_option("--dt", args->settings.time_step, "Time step h (s); default: the model's timestep")
+      ->check(Positive());
   cmd->add_option("--duration", args->duration, "Simulated time (s); default: the scene's")->check(Positive());
-  cmd->add_option("--solver", args->solver, "tamsi (two-way), tamsi-oneway, or mujoco (MuJoCo's own solver)")
+  cmd->add_option("--solver", args->settings.solver, "tamsi (two-way), tamsi-oneway, or mujoco (MuJoCo's own solver)")
       ->check(CLI::IsMember({"tamsi", "tamsi-oneway", "mujoco"}));
-  cmd->add_option("--mujoco-solver", args->mujoco_solver, "With --solver mujoco: newton, cg or pgs (default: model's)")
+  cmd->add_option("--mujoco-solver", args->settings.mujoco_solver,
+                  "With --solver mujoco: newton, cg or pgs (default: model's)")
       ->check(CLI::IsMember({"newton", "cg", "pgs"}));
-  cmd->add_option("--narrow-phase", args->narrow_phase,
+  cmd->add_option("--narrow-phase", args->settings.narrow_phase,
                   "Sphere-cylinder and plane-mesh contacts of the TAMSI front end: analytic (closed form; every hull "
                   "vertex at a plane; default) or mujoco (MuJoCo 2.2.2's own colliders)")
       ->check(CLI::IsMember({"analytic", "mujoco"}));
-  cmd->add_option("--threads", args->threads, "Solver threads (0: all hardware threads)")->check(NonNegative());
-  AddIterationOptions(cmd, &args->iteration);
-  cmd->add_option("--max-iterations", args->max_iterations, "Newton iteration cap per solve (default 100)")
+  cmd->add_option("--threads", args->settings.threads, "Solver threads (0: all hardware threads)")
+      ->check(NonNegative());
+  AddIterationOptions(cmd, &args->settings.iteration);
+  cmd->add_option("--max-iterations", args->settings.max_iterations, "Newton iteration cap per solve (default 100)")
       ->check(Positive());
-  cmd->add_option("--stiffness", args->stiffness,
+  cmd->add_option("--stiffness", args->settings.stiffness,
                   "Per-geom contact stiffness (N/m, at most 1e12), overrides MJCF user data")
       ->check(Positive())
       ->check(AtMost(1e12));
-  cmd->add_option("--dissipation", args->dissipation,
+  cmd->add_option("--dissipation", args->settings.dissipation,
                   "Per-geom Hunt-Crossley dissipation (s/m, at most 1e6), overrides MJCF user data")
       ->check(NonNegative())
       ->check(AtMost(1e6));
-  cmd->add_option("--stiction-tolerance", args->stiction_tolerance, "Stiction tolerance v_s (m/s); default 1e-4")
+  cmd->add_option("--stiction-tolerance", args->settings.stiction_tolerance,
+                  "Stiction tolerance v_s (m/s); default 1e-4")
       ->check(Positive());
   cmd->add_option("--keyframe", args->keyframe, "Initial state: keyframe name (default: the model's first)");
   cmd->add_option("--output", args->output_path,

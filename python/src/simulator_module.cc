@@ -1,0 +1,393 @@
+#include <mujoco/mujoco.h>
+#include <pybind11/eigen.h>
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+#include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/run_settings.h>
+#include <tamsi/scenes/scene_library.h>
+#include <tamsi/scenes/simulator.h>
+
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+
+namespace py = pybind11;
+
+namespace tamsi::python {
+namespace {
+
+using scenes::RunStatistics;
+using scenes::StepInfo;
+
+/// A scene being simulated: the scene (model, its controller, sensor and checks) and its Simulator. Step() releases
+/// the GIL and takes it back only to call the Python controller.
+class Simulation {
+ public:
+  Simulation(const std::string& scene, const scenes::RunSettings& settings, const scenes::SceneOptions& scene_options,
+             const std::string& keyframe, std::optional<double> friction, py::object controller)
+      : scene_(scenes::LoadScene(scene, scene_options)), controller_(std::move(controller)) {
+    if (friction) SetFriction(*friction);
+    const scenes::SimulatorOptions options = scenes::MakeSimulatorOptions(settings, scene_);
+    const int key = scenes::FindKeyframe(*scene_.model, keyframe);
+    scenes::Controller inner = scene_.controller;
+    scenes::Controller control = [this, inner](const mjModel& model, mjData* data) {
+      if (inner) inner(model, data);
+      if (controller_.is_none()) return;
+      py::gil_scoped_acquire acquire;
+      controller_(py::cast(this, py::return_value_policy::reference));
+    };
+    simulator_ = std::make_unique<scenes::Simulator>(std::move(scene_.model), options, key, std::move(control));
+    if (scene_.sensor) simulator_->set_step_observer(scene_.sensor);
+  }
+
+  StepInfo Step() {
+    StepInfo info;
+    {
+      py::gil_scoped_release release;
+      info = simulator_->Step();
+    }
+    if (scene_.checks) scene_.checks->Observe(model(), simulator_->data());
+    return info;
+  }
+
+  /// Steps until `duration` (s) more has been simulated (at least one step); the scene's duration when None.
+  const RunStatistics& Run(std::optional<double> duration) {
+    const double end = time() + duration.value_or(scene_.duration);
+    do {
+      Step();
+    } while (time() + 0.5 * time_step() < end);
+    return simulator_->statistics();
+  }
+
+  const mjModel& model() const { return simulator_->model(); }
+  mjData& data() { return simulator_->data(); }
+  double time() const { return simulator_->time(); }
+  double time_step() const { return simulator_->time_step(); }
+  const scenes::Scene& scene() const { return scene_; }
+  const scenes::Simulator& simulator() const { return *simulator_; }
+  scenes::Simulator& simulator() { return *simulator_; }
+
+  /// Replaces the sliding friction of every geom (MJCF friction[0]; a contact takes the larger of its geoms').
+  void SetFriction(double mu) {
+    if (!(mu >= 0.0) || !std::isfinite(mu))
+      throw std::invalid_argument("friction: must be finite and >= 0, got " + std::to_string(mu));
+    for (int g = 0; g < scene_.model->ngeom; ++g) scene_.model->geom_friction[3 * g] = mu;
+  }
+
+  /// The id of the model's `type` object `name`; ValueError listing the names when there is none.
+  int Id(mjtObj type, const std::string& name, const char* what) const {
+    const int id = mj_name2id(&model(), type, name.c_str());
+    if (id < 0) throw std::invalid_argument(std::string("no ") + what + " '" + name + "' in the model");
+    return id;
+  }
+
+ private:
+  scenes::Scene scene_;
+  py::object controller_;
+  std::unique_ptr<scenes::Simulator> simulator_;
+};
+
+Eigen::VectorXd Copy(const double* values, int size) { return Eigen::Map<const Eigen::VectorXd>(values, size); }
+
+void Assign(double* target, const Eigen::VectorXd& values, int size, const char* field) {
+  if (values.size() != size)
+    throw std::invalid_argument(std::string(field) + ": expected " + std::to_string(size) + " values, got " +
+                                std::to_string(values.size()));
+  Eigen::Map<Eigen::VectorXd>(target, size) = values;
+}
+
+std::vector<std::string> Names(const mjModel& model, mjtObj type, int count) {
+  std::vector<std::string> names;
+  for (int i = 0; i < count; ++i) {
+    const char* name = mj_id2name(&model, type, i);
+    names.push_back(name ? name : "");
+  }
+  return names;
+}
+
+/// The number of qpos and qvel entries of joint j.
+int JointPositions(const mjModel& model, int j) {
+  const int type = model.jnt_type[j];
+  return type == mjJNT_FREE ? 7 : type == mjJNT_BALL ? 4 : 1;
+}
+int JointVelocities(const mjModel& model, int j) {
+  const int type = model.jnt_type[j];
+  return type == mjJNT_FREE ? 6 : type == mjJNT_BALL ? 3 : 1;
+}
+
+/// The last step's contact rows as arrays (TAMSI engine).
+py::dict Contacts(const Simulation& s) {
+  const scenes::Simulator& sim = s.simulator();
+  const std::vector<scenes::ContactInfo>& contacts = sim.builder().contacts();
+  const Result& result = sim.last_result();
+  const ContactProblem& problem = sim.last_problem();
+  const int n = static_cast<int>(contacts.size());
+  if (result.fn.size() != n || problem.delta0.size() != n)
+    throw std::runtime_error("contacts: no TAMSI step to read them from (engine mujoco, or no step yet)");
+  Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor> position(n, 3), normal(n, 3);
+  Eigen::Matrix<double, Eigen::Dynamic, 2, Eigen::RowMajor> ft(n, 2);
+  std::vector<int> geom1(n), geom2(n), object(n);
+  std::vector<std::string> kind(n);
+  for (int i = 0; i < n; ++i) {
+    const scenes::ContactInfo& c = contacts[i];
+    position.row(i) = c.position.transpose();
+    normal.row(i) = c.normal.transpose();
+    ft.row(i) << result.ft[2 * i], result.ft[2 * i + 1];
+    geom1[i] = c.geom1;
+    geom2[i] = c.geom2;
+    object[i] = c.object;
+    kind[i] = c.kind == scenes::ContactInfo::Kind::kGeoms        ? "geoms"
+              : c.kind == scenes::ContactInfo::Kind::kJointLimit ? "joint_limit"
+                                                                 : "tendon_limit";
+  }
+  py::dict d;
+  d["kind"] = kind;
+  d["geom1"] = py::array(py::cast(geom1));
+  d["geom2"] = py::array(py::cast(geom2));
+  d["object"] = py::array(py::cast(object));
+  d["position"] = position;
+  d["normal"] = normal;
+  d["penetration"] = problem.delta0;
+  d["fn"] = result.fn;
+  d["ft"] = ft;
+  return d;
+}
+
+constexpr const char* kSimulatorDoc = R"doc(
+Simulates a built-in scene (tamsi.scenes()) or an MJCF/URDF file with TAMSI or MuJoCo's own engine, as `tamsi run`.
+
+Simulator(scene="gripper_mug_shake", *, solver="tamsi", mujoco_solver="", narrow_phase="analytic", dt=None,
+          stiffness=None, dissipation=None, stiction_tolerance=None, threads=1, max_iterations=None, options=None,
+          keyframe="", bodies=200, seed=1, drop_speed=0.0, friction=None, controller=None)
+
+  solver              "tamsi" (two-way), "tamsi-oneway" or "mujoco" (MuJoCo 2.2.2's own solver)
+  mujoco_solver       with solver "mujoco": "newton", "cg" or "pgs" ("" keeps the model's)
+  dt                  time step h (s); the model's when None
+  stiffness, dissipation
+                      per-geom Hunt-Crossley k (N/m) and d (s/m) overriding MJCF user data
+  stiction_tolerance  v_s (m/s); the scene's when None
+  options             a tamsi.Options for the Newton iteration (newton_solve, friction_newton, krylov_tolerance,
+                      secant_safeguard, ...); solver, threads, max_iterations and v_s above replace its own
+  bodies, seed, drop_speed
+                      clutter_bin: number of free bodies, their seed, initial downward speed (m/s)
+  friction            Coulomb mu of every geom (MJCF friction[0]), replacing the model's
+  controller          callable(sim) run at the start of every step (before the scene's own controller's output is
+                      used): it may read the state and set controls (sim.set_control, sim.ctrl,
+                      sim.qfrc_applied); it must not change qpos or qvel
+
+Raises ValueError for an unknown scene or setting (named), ModelLoadError for a file MuJoCo cannot load.
+step() raises StepFailedError (the state is that before the step) when every substep retry failed.
+)doc";
+
+void BindStepInfo(py::module_& m) {
+  py::class_<StepInfo> s(m, "StepInfo", "What one step did.");
+  s.def_readonly("substeps", &StepInfo::substeps);
+  s.def_readonly("iterations", &StepInfo::iterations, "Newton iterations (MuJoCo: its solver iterations)");
+  s.def_readonly("secant_iterations", &StepInfo::secant_iterations);
+  s.def_readonly("primal_dual_fallbacks", &StepInfo::primal_dual_fallbacks);
+  s.def_readonly("contacts", &StepInfo::contacts, "geom contacts");
+  s.def_readonly("limit_rows", &StepInfo::limit_rows);
+  s.def_readonly("equality_rows", &StepInfo::equality_rows);
+  s.def_readonly("failed_solves", &StepInfo::failed_solves);
+  s.def_readonly("time_frontend", &StepInfo::time_frontend, "s");
+  s.def_readonly("time_solve", &StepInfo::time_solve, "s");
+  s.def_readonly("fast_bodies", &StepInfo::fast_bodies, "free bodies at risk of tunnelling");
+
+  py::class_<RunStatistics> r(m, "RunStatistics", "Totals over the steps taken; str() is the end-of-run summary.");
+  r.def_readonly("steps", &RunStatistics::steps);
+  r.def_readonly("sim_time", &RunStatistics::sim_time, "s");
+  r.def_readonly("wall_time", &RunStatistics::wall_time, "s in step()");
+  r.def_readonly("time_frontend", &RunStatistics::time_frontend, "s");
+  r.def_readonly("time_solve", &RunStatistics::time_solve, "s");
+  r.def_readonly("iterations_total", &RunStatistics::iterations_total);
+  r.def_readonly("iterations_max", &RunStatistics::iterations_max);
+  r.def_readonly("secant_iterations", &RunStatistics::secant_iterations);
+  r.def_readonly("primal_dual_fallbacks", &RunStatistics::primal_dual_fallbacks);
+  r.def_readonly("retried_steps", &RunStatistics::retried_steps);
+  r.def_readonly("failed_solves", &RunStatistics::failed_solves);
+  r.def_readonly("contacts_total", &RunStatistics::contacts_total);
+  r.def_readonly("contacts_max", &RunStatistics::contacts_max);
+  r.def_readonly("solves", &RunStatistics::solves);
+  r.def_readonly("structure_reuses", &RunStatistics::structure_reuses);
+  r.def_readonly("tunnelling_steps", &RunStatistics::tunnelling_steps);
+  r.def_property_readonly("iterations_mean", &RunStatistics::iterations_mean);
+  r.def_property_readonly("contacts_mean", &RunStatistics::contacts_mean);
+  r.def_property_readonly("real_time_rate", &RunStatistics::real_time_rate, "simulated s per wall-clock s");
+  r.def("report", &RunStatistics::Report);
+  r.def("__str__", &RunStatistics::Report);
+}
+
+void BindSimulation(py::module_& m) {
+  py::class_<Simulation> s(m, "Simulator", kSimulatorDoc);
+  s.def(py::init([](const std::string& scene, const std::string& solver, const std::string& mujoco_solver,
+                    const std::string& narrow_phase, std::optional<double> dt, std::optional<double> stiffness,
+                    std::optional<double> dissipation, std::optional<double> stiction_tolerance, int threads,
+                    std::optional<int> max_iterations, std::optional<Options> options, const std::string& keyframe,
+                    int bodies, std::uint32_t seed, double drop_speed, std::optional<double> friction,
+                    py::object controller) {
+          scenes::RunSettings settings;
+          settings.solver = solver;
+          settings.mujoco_solver = mujoco_solver;
+          settings.narrow_phase = narrow_phase;
+          settings.time_step = dt;
+          settings.stiffness = stiffness;
+          settings.dissipation = dissipation;
+          settings.stiction_tolerance = stiction_tolerance;
+          settings.threads = threads;
+          settings.max_iterations = max_iterations;
+          if (options) settings.iteration = *options;
+          scenes::SceneOptions scene_options;
+          scene_options.clutter_bodies = bodies;
+          scene_options.clutter_seed = seed;
+          scene_options.clutter_drop_speed = drop_speed;
+          return std::make_unique<Simulation>(scene, settings, scene_options, keyframe, friction,
+                                              std::move(controller));
+        }),
+        py::arg("scene") = scenes::DefaultSceneName(), py::kw_only(), py::arg("solver") = "tamsi",
+        py::arg("mujoco_solver") = "", py::arg("narrow_phase") = "analytic", py::arg("dt") = py::none(),
+        py::arg("stiffness") = py::none(), py::arg("dissipation") = py::none(),
+        py::arg("stiction_tolerance") = py::none(), py::arg("threads") = 1, py::arg("max_iterations") = py::none(),
+        py::arg("options") = py::none(), py::arg("keyframe") = "", py::arg("bodies") = 200, py::arg("seed") = 1,
+        py::arg("drop_speed") = 0.0, py::arg("friction") = py::none(), py::arg("controller") = py::none());
+  s.def("step", &Simulation::Step, "Advances one time step h (GIL released); returns its StepInfo.");
+  s.def("run", &Simulation::Run, py::arg("duration") = py::none(), py::return_value_policy::copy,
+        "Steps until `duration` s more is simulated (the scene's duration when None); returns the statistics.");
+  s.def_property_readonly("name", [](const Simulation& sim) { return sim.scene().name; });
+  s.def_property_readonly(
+      "duration", [](const Simulation& sim) { return sim.scene().duration; }, "the scene's default duration (s)");
+  s.def_property_readonly("time", &Simulation::time, "simulated time (s)");
+  s.def_property_readonly("time_step", &Simulation::time_step, "h (s)");
+  s.def_property_readonly("nq", [](const Simulation& sim) { return sim.model().nq; });
+  s.def_property_readonly("nv", [](const Simulation& sim) { return sim.model().nv; });
+  s.def_property_readonly("nu", [](const Simulation& sim) { return sim.model().nu; });
+  s.def_property(
+      "qpos", [](Simulation& sim) { return Copy(sim.data().qpos, sim.model().nq); },
+      [](Simulation& sim, const Eigen::VectorXd& q) { Assign(sim.data().qpos, q, sim.model().nq, "qpos"); },
+      "generalized positions (nq; m, rad, quaternions), a copy; assign to set");
+  s.def_property(
+      "qvel", [](Simulation& sim) { return Copy(sim.data().qvel, sim.model().nv); },
+      [](Simulation& sim, const Eigen::VectorXd& v) { Assign(sim.data().qvel, v, sim.model().nv, "qvel"); },
+      "generalized velocities (nv; m/s, rad/s), a copy; assign to set");
+  s.def_property(
+      "ctrl", [](Simulation& sim) { return Copy(sim.data().ctrl, sim.model().nu); },
+      [](Simulation& sim, const Eigen::VectorXd& u) { Assign(sim.data().ctrl, u, sim.model().nu, "ctrl"); },
+      "actuator controls (nu), a copy; assign to set");
+  s.def_property(
+      "qfrc_applied", [](Simulation& sim) { return Copy(sim.data().qfrc_applied, sim.model().nv); },
+      [](Simulation& sim, const Eigen::VectorXd& f) {
+        Assign(sim.data().qfrc_applied, f, sim.model().nv, "qfrc_applied");
+      },
+      "applied generalized forces (nv; N, N m), a copy; assign to set");
+  s.def_property_readonly("joint_names",
+                          [](const Simulation& sim) { return Names(sim.model(), mjOBJ_JOINT, sim.model().njnt); });
+  s.def_property_readonly("actuator_names",
+                          [](const Simulation& sim) { return Names(sim.model(), mjOBJ_ACTUATOR, sim.model().nu); });
+  s.def_property_readonly("body_names",
+                          [](const Simulation& sim) { return Names(sim.model(), mjOBJ_BODY, sim.model().nbody); });
+  s.def_property_readonly("geom_names",
+                          [](const Simulation& sim) { return Names(sim.model(), mjOBJ_GEOM, sim.model().ngeom); });
+  s.def(
+      "joint_qpos",
+      [](Simulation& sim, const std::string& name) {
+        const int j = sim.Id(mjOBJ_JOINT, name, "joint");
+        return Copy(sim.data().qpos + sim.model().jnt_qposadr[j], JointPositions(sim.model(), j));
+      },
+      py::arg("name"), "the joint's positions (1 for hinge/slide, 4 ball, 7 free; m or rad)");
+  s.def(
+      "joint_qvel",
+      [](Simulation& sim, const std::string& name) {
+        const int j = sim.Id(mjOBJ_JOINT, name, "joint");
+        return Copy(sim.data().qvel + sim.model().jnt_dofadr[j], JointVelocities(sim.model(), j));
+      },
+      py::arg("name"), "the joint's velocities (1 for hinge/slide, 3 ball, 6 free; m/s or rad/s)");
+  s.def(
+      "control",
+      [](Simulation& sim, const std::string& name) {
+        return sim.data().ctrl[sim.Id(mjOBJ_ACTUATOR, name, "actuator")];
+      },
+      py::arg("name"), "the actuator's control");
+  s.def(
+      "set_control",
+      [](Simulation& sim, const std::string& name, double value) {
+        sim.data().ctrl[sim.Id(mjOBJ_ACTUATOR, name, "actuator")] = value;
+      },
+      py::arg("name"), py::arg("value"), "sets the actuator's control");
+  s.def(
+      "actuator_force",
+      [](Simulation& sim, const std::string& name) {
+        return sim.data().actuator_force[sim.Id(mjOBJ_ACTUATOR, name, "actuator")];
+      },
+      py::arg("name"), "the actuator's force of the last step (N or N m)");
+  s.def(
+      "body_pose",
+      [](Simulation& sim, const std::string& name) {
+        const int b = sim.Id(mjOBJ_BODY, name, "body");
+        sim.simulator().UpdateKinematics();
+        return std::make_pair(Copy(sim.data().xpos + 3 * b, 3), Copy(sim.data().xquat + 4 * b, 4));
+      },
+      py::arg("name"), "(position (3, m), orientation quaternion (4, w x y z)) of the body in the world");
+  s.def("contacts", &Contacts,
+        "The last step's contact rows (TAMSI engine) as arrays, n rows: kind ('geoms', 'joint_limit', "
+        "'tendon_limit'), geom1, geom2 (-1 for limits), object (joint/tendon id of limits), position (n x 3, m, "
+        "world), normal (n x 3, from geom1 to geom2), penetration (n, m, at the step's start), fn (n, N), ft (n x 2, "
+        "N, along the contact's two tangents).");
+  s.def(
+      "normal_force_between",
+      [](const Simulation& sim, const std::string& body_a, const std::string& body_b) {
+        return sim.simulator().NormalForceBetween(sim.Id(mjOBJ_BODY, body_a, "body"),
+                                                  sim.Id(mjOBJ_BODY, body_b, "body"));
+      },
+      py::arg("body_a"), py::arg("body_b"), "the last step's normal force between two bodies' geoms (N)");
+  s.def_property_readonly(
+      "statistics", [](const Simulation& sim) { return sim.simulator().statistics(); }, "RunStatistics so far");
+  s.def("reset_statistics", [](Simulation& sim) { sim.simulator().ResetStatistics(); });
+  s.def(
+      "checks",
+      [](const Simulation& sim) {
+        py::list checks;
+        if (!sim.scene().checks) return checks;
+        for (const scenes::CheckResult& c : sim.scene().checks->Results()) {
+          py::dict d;
+          d["name"] = c.name;
+          d["value"] = c.value;
+          d["bound"] = c.bound;
+          d["passed"] = c.passed;
+          checks.append(d);
+        }
+        return checks;
+      },
+      "The scene's success checks over the steps taken: a list of dicts {name, value, bound, passed}.");
+  s.def_property_readonly(
+      "last_problem", [](const Simulation& sim) { return sim.simulator().last_problem(); },
+      "the last ContactProblem built (a copy)");
+  s.def_property_readonly(
+      "last_result", [](const Simulation& sim) { return sim.simulator().last_result(); },
+      "the last successful TAMSI Result (a copy)");
+}
+
+}  // namespace
+
+void BindSimulator(py::module_& m) {
+  py::register_exception<scenes::StepFailedError>(m, "StepFailedError", PyExc_RuntimeError);
+  py::register_exception<scenes::ModelLoadError>(m, "ModelLoadError", PyExc_ValueError);
+  py::register_exception<scenes::UnknownSceneError>(m, "UnknownSceneError", PyExc_ValueError);
+  py::register_exception<scenes::MujocoError>(m, "MujocoError", PyExc_RuntimeError);
+  m.def(
+      "scenes",
+      [] {
+        std::vector<std::pair<std::string, std::string>> list;
+        for (const scenes::SceneDescription& d : scenes::BuiltinScenes()) list.emplace_back(d.name, d.description);
+        return list;
+      },
+      "The built-in scenes: a list of (name, description), the default first.");
+  BindStepInfo(m);
+  BindSimulation(m);
+}
+
+}  // namespace tamsi::python

@@ -1,0 +1,38 @@
+"""tamsi: compliant contact with regularized friction, sparse and parallel (Castro, Qu et al. 2020, RA-L).
+
+The solver (one time step, SI units): ``ContactProblem`` built from NumPy arrays and ``scipy.sparse`` matrices,
+``Options``, ``TamsiSolver.solve(problem) -> Result`` (``v``, ``fn``, ``ft``, ``vn``, ``vt`` and ``summary``).
+The simulator: ``Simulator(scene_or_mjcf, ...)`` with ``step()``, ``run()``, the state, controls by name, contacts
+and a Python controller callback. ``tamsi.quasistatic.run(name)``: the quasi-static examples as arrays.
+``tamsi.sweep``: parameter sweeps on a Dask cluster (``tamsi sweep SPEC.json``).
+"""
+
+from ._tamsi import (ContactProblem, Coupling, FrictionNewton, FrictionRegularization, LinearSolverType,
+                     LineSearch, ModelLoadError, MujocoError, NewtonSolve, Options, ProblemFormatError, Result,
+                     RunStatistics, Simulator, Status, StepFailedError, StepInfo, Summary, TamsiSolver,
+                     UnknownSceneError, quasistatic, scenes)
+
+__all__ = ["ContactProblem", "Coupling", "FrictionNewton", "FrictionRegularization", "LinearSolverType", "LineSearch",
+           "ModelLoadError", "MujocoError", "NewtonSolve", "Options", "ProblemFormatError", "Result", "RunStatistics",
+           "Simulator", "Status", "StepFailedError", "StepInfo", "Summary", "TamsiSolver", "UnknownSceneError",
+           "make_options", "quasistatic", "scenes"]
+
+_ENUM_FIELDS = {"coupling": Coupling, "regularization": FrictionRegularization, "line_search": LineSearch,
+                "newton_solve": NewtonSolve, "friction_newton": FrictionNewton, "linear_solver": LinearSolverType}
+
+
+def make_options(**fields):
+    """Options with the given fields set; enum fields also take their names as strings, e.g.
+    ``make_options(friction_newton="tangent", newton_solve="exact")``. Raises ValueError naming a bad field."""
+    options = Options()
+    for name, value in fields.items():
+        if not hasattr(options, name):
+            raise ValueError(f"Options.{name}: no such field")
+        enum = _ENUM_FIELDS.get(name)
+        if enum is not None and isinstance(value, str):
+            if value not in enum.__members__:
+                raise ValueError(f"Options.{name}: expected one of {', '.join(enum.__members__)}, got '{value}'")
+            value = enum.__members__[value]
+        setattr(options, name, value)
+    options.validate()
+    return options

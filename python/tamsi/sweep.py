@@ -1,0 +1,276 @@
+"""Parameter sweeps of tamsi runs on a Dask cluster (``tamsi sweep SPEC.json``).
+
+A spec (JSON, or the same dict in Python) names the runs::
+
+    {"fixed": {"scene": "box_stick_slip", "duration": 0.5},
+     "grid": {"friction": [0.5, 1.0], "dt": [1e-3, 2e-3]},
+     "runs": [{"solver": "tamsi"}, {"solver": "mujoco"}],
+     "outputs": ["joint:x", "body:box"],
+     "plot": {"x": "dt", "y": ["real_time_rate", "iterations_mean"]}}
+
+Every run is ``fixed``, updated by one entry of ``runs`` (one empty entry when absent), updated by one point of the
+Cartesian product of ``grid``. A run's parameters are the keyword arguments of ``tamsi.Simulator`` (``scene``,
+``solver``, ``mujoco_solver``, ``narrow_phase``, ``dt`` (s), ``stiffness`` (N/m), ``dissipation`` (s/m),
+``stiction_tolerance`` (v_s, m/s), ``friction`` (μ), ``threads``, ``max_iterations``, ``keyframe``, ``bodies``,
+``seed``, ``drop_speed`` (m/s)), plus ``duration`` (s; the scene's when absent) and ``options`` (a dict of
+``tamsi.Options`` fields, enums by name). ``outputs`` adds final-state columns: ``joint:NAME`` (the joint's
+positions) and ``body:NAME`` (the body's world position, m).
+
+Each run is one Dask task in a worker process and returns its figures: steps, wall time, real-time rate, Newton
+iterations (mean, max), retried steps and failed solves, contacts, the scene's checks (``check:NAME`` values,
+``checks_passed``) and the outputs. A run that raises is a row with ``status`` "failed" and its ``message``. As
+tasks finish, the driver writes each row to OUTPUT/runs/KEY.json (KEY: a hash of the run's parameters), so a
+sweep started again with the same output folder runs only what is missing. The table is OUTPUT/results.csv, with
+OUTPUT/plot.png of the plot's columns.
+"""
+
+import argparse
+import csv
+import hashlib
+import itertools
+import json
+import os
+import sys
+import time
+
+_RUN_FIELDS = ("duration", "options", "outputs")
+
+
+def expand(spec):
+    """The runs of a spec: a list of parameter dicts, in order (runs outer, grid inner)."""
+    unknown = set(spec) - {"fixed", "grid", "runs", "outputs", "plot", "name"}
+    if unknown:
+        raise ValueError(f"spec: unknown field(s) {', '.join(sorted(unknown))}")
+    fixed = dict(spec.get("fixed", {}))
+    grid = spec.get("grid", {})
+    for name, values in grid.items():
+        if not isinstance(values, list) or not values:
+            raise ValueError(f"spec.grid.{name}: expected a non-empty list")
+    names = list(grid)
+    runs = []
+    for entry in spec.get("runs") or [{}]:
+        for point in itertools.product(*(grid[n] for n in names)):
+            run = {**fixed, **entry, **dict(zip(names, point))}
+            if "scene" not in run:
+                raise ValueError("spec: a run without 'scene' (give it in fixed, runs or grid)")
+            runs.append(run)
+    return runs
+
+
+def run_key(run):
+    """A short stable name of a run: a hash of its parameters."""
+    text = json.dumps(run, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def _outputs(sim, outputs):
+    figures = {}
+    for output in outputs:
+        kind, _, name = output.partition(":")
+        if kind == "joint":
+            values = sim.joint_qpos(name)
+        elif kind == "body":
+            values = sim.body_pose(name)[0]
+        else:
+            raise ValueError(f"outputs: expected 'joint:NAME' or 'body:NAME', got '{output}'")
+        if len(values) == 1:
+            figures[output] = float(values[0])
+        else:
+            for i, value in enumerate(values):
+                figures[f"{output}[{i}]"] = float(value)
+    return figures
+
+
+def run_one(run, outputs=()):
+    """Simulates one run and returns its figures as a flat dict; an exception becomes status "failed"."""
+    import tamsi  # imported in the worker process
+
+    row = {"key": run_key(run), "status": "ok", "message": ""}
+    start = time.perf_counter()
+    try:
+        kwargs = {k: v for k, v in run.items() if k not in _RUN_FIELDS}
+        if "options" in run:
+            kwargs["options"] = tamsi.make_options(**run["options"])
+        scene = kwargs.pop("scene")
+        sim = tamsi.Simulator(scene, **kwargs)
+        stats = sim.run(run.get("duration"))
+        checks = sim.checks()
+        row.update(steps=stats.steps, sim_time=stats.sim_time, wall_time=stats.wall_time,
+                   real_time_rate=stats.real_time_rate, iterations_mean=stats.iterations_mean,
+                   iterations_max=stats.iterations_max, retried_steps=stats.retried_steps,
+                   failed_solves=stats.failed_solves, contacts_mean=stats.contacts_mean,
+                   contacts_max=stats.contacts_max,
+                   checks_passed=all(c["passed"] for c in checks) if checks else None)
+        for check in checks:
+            row[f"check:{check['name']}"] = check["value"]
+        row.update(_outputs(sim, outputs))
+    except Exception as error:  # a failed run is a row with its message, never lost
+        row.update(status="failed", message=f"{type(error).__name__}: {error}")
+    row["task_seconds"] = time.perf_counter() - start
+    return row
+
+
+def _read_finished(runs_dir):
+    finished = {}
+    if os.path.isdir(runs_dir):
+        for name in os.listdir(runs_dir):
+            if name.endswith(".json"):
+                with open(os.path.join(runs_dir, name)) as f:
+                    row = json.load(f)
+                finished[row["key"]] = row
+    return finished
+
+
+def _write_atomic(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def write_table(rows, path):
+    """Writes the rows as CSV: the parameters' columns first, then the figures, in first-seen order."""
+    columns = []
+    for row in rows:
+        for column in row:
+            if column not in columns:
+                columns.append(column)
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=columns)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in row.items()})
+
+
+def plot(rows, x, ys, path):
+    """A PNG of columns `ys` against column `x` (run index when x is None), one line per y, failed runs left out."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ok = [r for r in rows if r.get("status") == "ok"]
+    fig, axes = plt.subplots(len(ys), 1, figsize=(6, 2.6 * len(ys)), squeeze=False)
+    for ax, y in zip(axes[:, 0], ys):
+        points = sorted(((r.get(x, i) if x else i), r[y]) for i, r in enumerate(ok)
+                        if isinstance(r.get(y), (int, float)) and not isinstance(r.get(y), bool))
+        ax.plot([p[0] for p in points], [p[1] for p in points], "o")
+        ax.set_ylabel(y)
+        ax.grid(True, alpha=0.3)
+        if x and points and all(isinstance(p[0], (int, float)) and p[0] > 0 for p in points):
+            if max(p[0] for p in points) / min(p[0] for p in points) > 20:
+                ax.set_xscale("log")
+    axes[-1, 0].set_xlabel(x or "run")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+class SweepResult:
+    """The sweep's rows (dicts, in spec order) and the files written."""
+
+    def __init__(self, rows, csv_path, png_path):
+        self.rows, self.csv_path, self.png_path = rows, csv_path, png_path
+
+    @property
+    def failed(self):
+        return [r for r in self.rows if r.get("status") != "ok"]
+
+    def dataframe(self):
+        """The table as a pandas DataFrame (needs pandas)."""
+        import pandas
+        return pandas.DataFrame(self.rows)
+
+
+def run_sweep(spec, output, scheduler=None, workers=2, retry_failed=False, log=print):
+    """Runs a sweep spec (a dict) on the Dask scheduler at `scheduler`, or on a local cluster of `workers` worker
+    processes (one thread each) when None. Results are kept in `output` (see the module's doc); runs already there
+    are not run again (failed ones are with retry_failed). Returns a SweepResult."""
+    from distributed import Client, LocalCluster, as_completed
+
+    runs = expand(spec)
+    outputs = spec.get("outputs", [])
+    runs_dir = os.path.join(output, "runs")
+    os.makedirs(runs_dir, exist_ok=True)
+    finished = _read_finished(runs_dir)
+    keys = [run_key(r) for r in runs]
+    todo = {}
+    for key, run in zip(keys, runs):
+        row = finished.get(key)
+        if key not in todo and (row is None or (retry_failed and row["status"] != "ok")):
+            todo[key] = run
+    log(f"sweep: {len(runs)} runs, {len(runs) - len(todo)} already finished in {runs_dir}, {len(todo)} to run")
+    if todo:
+        cluster = None
+        if scheduler is None:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            client = Client(cluster)
+        else:
+            client = Client(scheduler)
+        try:
+            futures = [client.submit(run_one, run, outputs, key=f"tamsi-run-{key}", pure=False)
+                       for key, run in todo.items()]
+            done = 0
+            start = time.perf_counter()
+            for future in as_completed(futures):
+                try:
+                    row = future.result()
+                except Exception as error:  # the task itself was lost (e.g. every worker that took it died)
+                    key = future.key[len("tamsi-run-"):]
+                    row = {"key": key, "status": "failed", "message": f"{type(error).__name__}: {error}"}
+                _write_atomic(os.path.join(runs_dir, row["key"] + ".json"), json.dumps(row))
+                finished[row["key"]] = row
+                done += 1
+                rate = row.get("real_time_rate")
+                log(f"[{done}/{len(todo)}] {row['key']} {row['status']}"
+                    + (f", real-time rate {rate:.3g}" if isinstance(rate, float) else "")
+                    + (f": {row['message']}" if row["message"] else "")
+                    + f" ({time.perf_counter() - start:.1f} s)")
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    rows = [{**{k: v for k, v in run.items()}, **finished[key]} for key, run in zip(keys, runs)]
+    csv_path = os.path.join(output, "results.csv")
+    write_table(rows, csv_path)
+    png_path = None
+    chosen = spec.get("plot")
+    if chosen:
+        png_path = os.path.join(output, "plot.png")
+        plot(rows, chosen.get("x"), chosen.get("y", ["real_time_rate"]), png_path)
+    failed = sum(r["status"] != "ok" for r in rows)
+    log(f"sweep: {len(rows)} rows in {csv_path}" + (f", plot {png_path}" if png_path else "")
+        + (f"; {failed} failed" if failed else ""))
+    return SweepResult(rows, csv_path, png_path)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="tamsi sweep",
+        description="Run a sweep of tamsi runs (SPEC.json: fixed, grid, runs, outputs, plot; see "
+                    "python3 -c 'import tamsi.sweep; help(tamsi.sweep)') as Dask tasks, each returning its summary "
+                    "figures, into one table OUTPUT/results.csv (and OUTPUT/plot.png). Finished runs are kept in "
+                    "OUTPUT/runs and not run again.")
+    parser.add_argument("spec", help="the sweep spec (JSON)")
+    parser.add_argument("--scheduler", help="address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786; "
+                                            "without it a local cluster of --workers processes")
+    parser.add_argument("--workers", type=int, default=2, help="local cluster: worker processes (default 2)")
+    parser.add_argument("--output", default=None, help="results folder (default: SPEC without .json, + _sweep)")
+    parser.add_argument("--retry-failed", action="store_true", help="run failed runs of a previous sweep again")
+    args = parser.parse_args(argv)
+    if args.workers < 1:
+        parser.error("--workers: must be >= 1")
+    with open(args.spec) as f:
+        spec = json.load(f)
+    output = args.output or os.path.splitext(args.spec)[0] + "_sweep"
+    try:
+        result = run_sweep(spec, output, scheduler=args.scheduler, workers=args.workers,
+                           retry_failed=args.retry_failed, log=lambda line: print(line, flush=True))
+    except ValueError as error:
+        print(f"tamsi sweep: {error}", file=sys.stderr)
+        return 2
+    return 1 if result.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

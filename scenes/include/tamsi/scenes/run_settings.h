@@ -1,0 +1,38 @@
+#pragma once
+/// @file
+/// The simulator settings `tamsi run` and the Python package take by name (DESIGN.md, "The command line"), and the
+/// SimulatorOptions they give for a scene.
+
+#include <tamsi/scenes/scene_library.h>
+#include <tamsi/scenes/simulator.h>
+#include <tamsi/tamsi_solver.h>
+
+#include <optional>
+#include <string>
+
+namespace tamsi::scenes {
+
+/// A run's engine and solver choices; unset values take the scene's defaults.
+struct RunSettings {
+  /// "tamsi" (two-way), "tamsi-oneway" or "mujoco" (MuJoCo's own solver).
+  std::string solver{"tamsi"};
+  /// With solver "mujoco": "newton", "cg" or "pgs"; "" keeps the model's choice.
+  std::string mujoco_solver;
+  /// "analytic" or "mujoco" (NarrowPhase).
+  std::string narrow_phase{"analytic"};
+  /// Time step h (s; the model's when unset), per-geom contact stiffness (N/m) and dissipation (s/m) overriding MJCF
+  /// user data, stiction tolerance v_s (m/s; the scene's when unset).
+  std::optional<double> time_step, stiffness, dissipation, stiction_tolerance;
+  /// Solver threads (0: all hardware threads) and the Newton iteration cap.
+  int threads{1};
+  std::optional<int> max_iterations;
+  /// The Newton iteration's options (newton_solve, friction_newton, krylov_tolerance, secant_safeguard); the
+  /// coupling, threads, cap and v_s above replace theirs.
+  Options iteration;
+};
+
+/// The simulator options of `settings` for `scene`. Throws std::invalid_argument naming the bad setting (an unknown
+/// solver, MuJoCo solver or narrow phase, or solver options out of range).
+SimulatorOptions MakeSimulatorOptions(const RunSettings& settings, const Scene& scene);
+
+}  // namespace tamsi::scenes

@@ -1,0 +1,53 @@
+#include <tamsi/scenes/run_settings.h>
+
+#include <map>
+#include <stdexcept>
+#include <string>
+
+namespace tamsi::scenes {
+namespace {
+
+template <typename T>
+T Lookup(const std::map<std::string, T>& names, const std::string& value, const char* setting) {
+  const auto it = names.find(value);
+  if (it != names.end()) return it->second;
+  std::string known;
+  for (const auto& [name, unused] : names) known += (known.empty() ? "" : ", ") + name;
+  throw std::invalid_argument(std::string(setting) + ": expected one of " + known + ", got '" + value + "'");
+}
+
+}  // namespace
+
+SimulatorOptions MakeSimulatorOptions(const RunSettings& settings, const Scene& scene) {
+  static const std::map<std::string, Engine> kEngines{
+      {"tamsi", Engine::kTamsi}, {"tamsi-oneway", Engine::kTamsi}, {"mujoco", Engine::kMujoco}};
+  static const std::map<std::string, int> kMujocoSolvers{
+      {"pgs", mjSOL_PGS}, {"cg", mjSOL_CG}, {"newton", mjSOL_NEWTON}};
+  static const std::map<std::string, NarrowPhase> kNarrowPhases{{"analytic", NarrowPhase::kAnalytic},
+                                                                {"mujoco", NarrowPhase::kMujoco}};
+  SimulatorOptions options;
+  options.engine = Lookup(kEngines, settings.solver, "solver");
+  options.solver = settings.iteration;
+  options.solver.coupling = settings.solver == "tamsi-oneway" ? Coupling::kOneWay : Coupling::kTwoWay;
+  options.solver.num_threads = settings.threads;
+  if (settings.max_iterations) options.solver.max_iterations = *settings.max_iterations;
+  options.solver.stiction_tolerance = settings.stiction_tolerance.value_or(scene.stiction_tolerance);
+  options.time_step = settings.time_step.value_or(0.0);
+  options.contact = scene.contact;
+  if (settings.stiffness) {
+    options.contact.stiffness = *settings.stiffness;
+    options.contact.override_stiffness = true;
+  }
+  if (settings.dissipation) {
+    options.contact.dissipation = *settings.dissipation;
+    options.contact.override_dissipation = true;
+  }
+  if (!settings.mujoco_solver.empty())
+    options.mujoco_solver = Lookup(kMujocoSolvers, settings.mujoco_solver, "mujoco_solver");
+  options.narrow_phase = Lookup(kNarrowPhases, settings.narrow_phase, "narrow_phase");
+  std::string error;
+  if (!options.solver.IsValid(&error)) throw std::invalid_argument(error);
+  return options;
+}
+
+}  // namespace tamsi::scenes

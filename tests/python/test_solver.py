@@ -1,0 +1,131 @@
+"""The solver binding: arrays in and out, named errors, physics of one step, bitwise equality with `tamsi solve`, and
+solves that run in two threads at once (the GIL released)."""
+
+import json
+import os
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import tamsi
+
+DATA = os.environ.get("TAMSI_TEST_DATA", os.path.join(os.path.dirname(__file__), "..", "data"))
+MASS, GRAVITY, MU, K, H = 0.5, 9.81, 0.4, 1e4, 1e-3
+
+
+def block_on_ground(push, copies=1, v0=None):
+    """`copies` independent point masses (x, z) resting on the ground at equilibrium penetration m g / k, each pushed
+    along x by `push` (N): nv = 2 copies, nc = copies."""
+    nv = 2 * copies
+    M = sp.identity(nv, format="csc") * MASS
+    Jn = sp.csc_matrix((np.ones(copies), (np.arange(copies), 2 * np.arange(copies) + 1)), shape=(copies, nv))
+    Jt = sp.csc_matrix((np.ones(copies), (2 * np.arange(copies), 2 * np.arange(copies))), shape=(2 * copies, nv))
+    tau = np.tile([push, -MASS * GRAVITY], copies)
+    v0 = np.zeros(nv) if v0 is None else v0
+    return tamsi.ContactProblem(time_step=H, M=M, Jn=Jn, Jt=Jt, p_star=MASS * v0 + H * tau,
+                                delta0=np.full(copies, MASS * GRAVITY / K), stiffness=np.full(copies, K),
+                                dissipation=np.zeros(copies), friction=np.full(copies, MU), v0=v0)
+
+
+def test_arrays_round_trip():
+    p = block_on_ground(1.0, copies=3)
+    assert (p.M - sp.identity(6) * MASS).nnz == 0
+    assert p.Jn.shape == (3, 6) and p.Jt.shape == (6, 6)
+    np.testing.assert_array_equal(p.stiffness, np.full(3, K))
+    assert p.num_velocities == 6 and p.num_contacts == 3 and p.num_constraints == 0
+    again = tamsi.ContactProblem.from_json(p.to_json())
+    for field in ("p_star", "delta0", "stiffness", "dissipation", "friction", "v0"):
+        np.testing.assert_array_equal(getattr(again, field), getattr(p, field))
+    assert (again.Jt != p.Jt).nnz == 0
+    p.friction = np.full(3, 0.25)  # fields are writable, as arrays
+    np.testing.assert_array_equal(p.friction, [0.25] * 3)
+
+
+def test_problem_file_round_trip(tmp_path):
+    p = tamsi.ContactProblem.read(os.path.join(DATA, "box_stick_step.json"))
+    p.write(str(tmp_path / "copy.json"))
+    assert tamsi.ContactProblem.read(str(tmp_path / "copy.json")).to_json() == p.to_json()
+
+
+def test_named_errors():
+    p = block_on_ground(1.0)
+    with pytest.raises(ValueError, match=r"ContactProblem\.Jt: expected 2 × 2, got 2 × 3"):
+        tamsi.ContactProblem(time_step=H, M=p.M, Jn=p.Jn, Jt=sp.csc_matrix((2, 3)), p_star=p.p_star,
+                             delta0=p.delta0, stiffness=p.stiffness, dissipation=p.dissipation, friction=p.friction)
+    with pytest.raises(ValueError, match=r"ContactProblem\.stiffness"):
+        tamsi.ContactProblem(time_step=H, M=p.M, Jn=p.Jn, Jt=p.Jt, p_star=p.p_star, delta0=p.delta0,
+                             stiffness=[-1.0], dissipation=p.dissipation, friction=p.friction)
+    with pytest.raises(tamsi.ProblemFormatError, match=r"problem\.stiffness: must be ≥ 0"):
+        tamsi.ContactProblem.read(os.path.join(DATA, "bad_problem.json"))
+    with pytest.raises(ValueError, match=r"Options\.stiction_tolerance"):
+        tamsi.make_options(stiction_tolerance=-1.0)
+    with pytest.raises(ValueError, match=r"Options\.friction_newton: expected one of"):
+        tamsi.make_options(friction_newton="newton")
+    options = tamsi.Options()
+    options.max_iterations = 0
+    with pytest.raises(ValueError, match=r"Options\.max_iterations"):
+        tamsi.TamsiSolver(options)
+
+
+def test_sliding_block_accelerates_at_push_minus_coulomb():
+    # Pushed with 3 μ m g, the block slides: v = h (f − μ m g) / m once |v| >> v_s, and the normal force holds m g.
+    push = 3 * MU * MASS * GRAVITY
+    v0 = np.array([0.1, 0.0])  # sliding already, far above v_s
+    result = tamsi.TamsiSolver().solve(block_on_ground(push, v0=v0))
+    assert result.ok and result.summary.status == tamsi.Status.success
+    expected = v0[0] + H * (push - MU * MASS * GRAVITY) / MASS
+    assert result.v[0] == pytest.approx(expected, rel=1e-3)
+    assert result.fn[0] == pytest.approx(MASS * GRAVITY, rel=1e-3)
+    assert result.ft[0] == pytest.approx(-MU * result.fn[0], rel=1e-3)
+    np.testing.assert_allclose(result.vn, [result.v[1]])
+    assert "success" in str(result.summary) and "iterations" in result.summary.full_report()
+
+
+def test_held_block_sticks():
+    # Pushed from rest with half of μ m g, the block stays inside the stiction disk, where the regularized friction
+    # (eq. 7) is viscous: ft = −μ fn v / v_s, so m v = h (f + ft) gives v = h f / (m + h μ fn / v_s).
+    push, v_s = 0.5 * MU * MASS * GRAVITY, tamsi.Options().stiction_tolerance
+    result = tamsi.TamsiSolver().solve(block_on_ground(push))
+    assert result.ok
+    damping = H * MU * result.fn[0] / v_s
+    assert result.v[0] == pytest.approx(H * push / (MASS + damping), rel=1e-6)
+    assert abs(result.v[0]) < v_s
+    assert result.ft[0] == pytest.approx(-MU * result.fn[0] * result.v[0] / v_s, rel=1e-6)
+
+
+def test_bitwise_equal_to_tamsi_solve(tmp_path):
+    problem_path = os.path.join(DATA, "box_stick_step.json")
+    output = tmp_path / "solution.json"
+    subprocess.run([os.environ["TAMSI_CLI"], "solve", problem_path, "--output", str(output)], check=True,
+                   stdout=subprocess.DEVNULL)
+    expected = json.loads(output.read_text())
+    result = tamsi.TamsiSolver().solve(tamsi.ContactProblem.read(problem_path))
+    for field in ("v", "fn", "ft", "vn", "vt"):
+        assert getattr(result, field).tolist() == expected[field], field
+    assert result.summary.iterations == expected["iterations"]
+
+
+def test_two_threads_solve_at_once():
+    problem = block_on_ground(1.0, copies=20000)
+    reference = tamsi.TamsiSolver().solve(problem)
+    intervals, results = [None, None], [None, None]
+
+    def solve(i):
+        solver = tamsi.TamsiSolver()
+        start = time.perf_counter()
+        results[i] = solver.solve(problem)
+        intervals[i] = (start, time.perf_counter())
+
+    threads = [threading.Thread(target=solve, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    (a0, a1), (b0, b1) = intervals
+    assert a0 < b1 and b0 < a1, "the two solves did not overlap: the GIL was held"
+    for r in results:
+        np.testing.assert_array_equal(r.v, reference.v)

@@ -1,0 +1,93 @@
+"""tamsi.sweep: a sweep on a local cluster of 2 worker processes (a failed run kept as a row, a resumed sweep that
+runs nothing again), and `tamsi sweep` on a scheduler and two workers started with Dask's own commands on the
+loopback, one of them killed mid-sweep."""
+
+import csv
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tamsi import sweep
+
+SPEC = {"fixed": {"scene": "box_stick_slip", "duration": 0.05, "dt": 1e-3},
+        "grid": {"friction": [0.2, 1.0, -1.0]},
+        "outputs": ["joint:x"],
+        "plot": {"x": "friction", "y": ["real_time_rate", "joint:x"]}}
+
+
+def test_local_cluster_sweep_and_resume(tmp_path):
+    lines = []
+    result = sweep.run_sweep(SPEC, str(tmp_path), workers=2, log=lines.append)
+    assert [r["friction"] for r in result.rows] == [0.2, 1.0, -1.0]
+    ok, failed = result.rows[:2], result.rows[2]
+    assert all(r["status"] == "ok" and r["steps"] == 50 for r in ok)
+    assert failed["status"] == "failed" and "friction: must be finite and >= 0" in failed["message"]
+    # Each row is what the run gives in this process, bit for bit.
+    direct = sweep.run_one(sweep.expand(SPEC)[0], SPEC["outputs"])
+    assert ok[0]["joint:x"] == direct["joint:x"]
+    # The box's push peaks at 4 N · sin(2π · 0.05) = 1.24 N: it slides under μ = 0.2 (0.65 N), sticks under 1.
+    assert ok[0]["joint:x"] > 100 * abs(ok[1]["joint:x"])
+    with open(result.csv_path) as f:
+        assert len(list(csv.DictReader(f))) == 3
+    assert os.path.getsize(result.png_path) > 0
+    assert len(result.dataframe()) == 3
+    assert sum(line.startswith("[") for line in lines) == 3
+
+    again = []
+    resumed = sweep.run_sweep(SPEC, str(tmp_path), workers=2, log=again.append)
+    assert "3 already finished" in again[0] and "0 to run" in again[0]
+    assert resumed.rows == result.rows
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_sweep_survives_a_killed_worker(tmp_path):
+    runs = 8
+    spec = {"fixed": {"scene": "clutter_bin", "bodies": 60, "duration": 0.6}, "grid": {"seed": list(range(runs))}}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    env = dict(os.environ)
+    processes = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                   "--port", address.rsplit(":", 1)[1], "--no-dashboard"],
+                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        for _ in range(2):
+            processes.append(subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-nanny",
+                 "--no-dashboard", "--host", "127.0.0.1"], env=env, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL))
+        from distributed import Client
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=30)
+        victim = processes[1]
+        sweep_process = subprocess.Popen([os.environ["TAMSI_CLI"], "sweep", str(tmp_path / "spec.json"),
+                                          "--scheduler", address, "--output", str(tmp_path / "out")],
+                                         stdout=subprocess.PIPE, text=True, env=env)
+        lines = []
+        for line in sweep_process.stdout:
+            lines.append(line)
+            if line.startswith("[1/"):
+                victim.send_signal(signal.SIGKILL)
+        assert sweep_process.wait(timeout=120) == 0, "".join(lines)
+        assert victim.poll() is not None
+        finished = [line for line in lines if line.startswith("[")]
+        assert len(finished) == runs and finished[-1].startswith(f"[{runs}/{runs}]")
+        with open(tmp_path / "out" / "results.csv") as f:
+            rows = list(csv.DictReader(f))
+        assert sorted(int(r["seed"]) for r in rows) == list(range(runs))
+        assert all(r["status"] == "ok" and int(r["steps"]) == 300 for r in rows)
+    finally:
+        for p in reversed(processes):
+            if p.poll() is None:
+                p.terminate()
+                p.wait(timeout=30)
