@@ -186,8 +186,9 @@ bool TamsiSolver::Impl::CalcInitialIterate(const ContactProblem& problem, Summar
 }
 
 void TamsiSolver::Impl::StartIslands(const Options& o) {
-  const int nc = partition.contact_ptr.back();
-  sliding_block.resize(nc);
+  // Every contact, those that touch no velocity (in no island, a zero row of Jn and Jt) included.
+  const int nc = system->contact_jacobian().num_contacts();
+  sliding_block.assign(nc, kernels::SlidingBlock{});
   for (int k = 0; k < partition.num_islands; ++k) {
     islands[k].Start(o);
     for (int c = partition.contact_ptr[k]; c < partition.contact_ptr[k + 1]; ++c)

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <random>
 
+#include "point_mass.h"
 #include "random_problem.h"
 
 namespace tamsi {
@@ -254,6 +255,36 @@ TEST(TamsiSolver, WithoutContactsOneIterationSolvesTheFreeMotion) {
   problem.v_guess.reset();  // start from v* = M⁻¹ p*: already the answer
   ASSERT_EQ(solver.Solve(problem, &result), Status::kSuccess);
   EXPECT_LT((result.v - expected).norm(), 1e-12 * expected.norm());
+}
+
+// A contact whose rows of Jn and Jt are zero (it touches no velocity, so it is in no island) changes nothing: the
+// solve is the one without it (it overran the per-contact state sized by the islands' contacts; found by fuzzing).
+TEST(TamsiSolver, AContactTouchingNoVelocityChangesNothing) {
+  testing::PointMass body;
+  body.z = -1e-3;
+  body.v = Eigen::Vector3d(0.2, 0.0, -0.1);
+  const ContactProblem alone = body.Problem(Eigen::Vector3d(1.0, 0.0, 0.0));
+  ContactProblem with_idle = alone;  // the idle contact first, so the real one's index exceeds the islands' count
+  with_idle.Jn.resize(2, 3);
+  with_idle.Jn.insert(1, 2) = 1.0;
+  with_idle.Jt.resize(4, 3);
+  with_idle.Jt.insert(2, 0) = 1.0;
+  with_idle.Jt.insert(3, 1) = 1.0;
+  with_idle.Jn.makeCompressed();
+  with_idle.Jt.makeCompressed();
+  auto two = [](double idle, double real) { return Eigen::Vector2d(idle, real); };
+  with_idle.delta0 = two(0.0, alone.delta0[0]);
+  with_idle.stiffness = two(1e4, alone.stiffness[0]);
+  with_idle.dissipation = two(0.0, alone.dissipation[0]);
+  with_idle.friction = two(0.5, alone.friction[0]);
+  TamsiSolver solver;
+  Result expected, result;
+  ASSERT_EQ(solver.Solve(alone, &expected), Status::kSuccess);
+  TamsiSolver other;
+  ASSERT_EQ(other.Solve(with_idle, &result), Status::kSuccess);
+  EXPECT_LT((result.v - expected.v).norm(), 1e-12 * expected.v.norm());
+  EXPECT_EQ(result.fn[0], 0.0);
+  EXPECT_NEAR(result.fn[1], expected.fn[0], 1e-12 * expected.fn[0]);
 }
 
 TEST(TamsiSolver, EmptyProblemIsValid) {
