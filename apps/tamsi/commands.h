@@ -22,6 +22,9 @@ void AddRunCommand(CLI::App& app);
 /// `tamsi render SCENE TRAJECTORY.csv [--video FILE] [--html FILE] [...]`: draws a saved run (view_options.h).
 void AddRenderCommand(CLI::App& app);
 
+/// `tamsi study fig4|fig5|fig7|fig8|all --output DIR [--quick]`: the paper's integrator study (study.h).
+void AddStudyCommand(CLI::App& app);
+
 /// `tamsi list`: the built-in scenes with one-line descriptions.
 void AddListCommand(CLI::App& app);
 

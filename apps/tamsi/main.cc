@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   tamsi::cli::AddRenderCommand(app);
   tamsi::cli::AddListCommand(app);
   tamsi::cli::AddQuasistaticCommand(app);
+  tamsi::cli::AddStudyCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {  // a subcommand failed: its message, its exit code

@@ -16,8 +16,8 @@ void Require(bool ok, const char* field, const char* what, double value) {
                                 std::to_string(value));
 }
 
-// The first iteration tests η_0 ‖Δx^0‖ with η_0 = max(η_old, ε)^0.8 (Hairer & Wanner §IV.8).
-constexpr double kEtaExponent = 0.8;
+// An update this small relative to the state (10 ε) has converged whatever the rate.
+constexpr double kUpdateFloor = 10 * std::numeric_limits<double>::epsilon();
 // Residual below which a Newton iteration without monitoring stops (state units): the round-off floor.
 constexpr double kResidualFloor = 1e-14;
 
@@ -100,7 +100,6 @@ bool ImplicitEuler::Iterate(double t0, const Eigen::VectorXd& x0, double h, Eige
   const bool full = options_.newton == NewtonUpdate::kFull;
   const int kmax = options_.max_newton_iterations;
   Eigen::VectorXd xk = x0;
-  double eta = std::pow(std::max(eta_, std::numeric_limits<double>::epsilon()), kEtaExponent);
   double previous_update = 0.0, largest_rate = 0.0;
   for (int k = 0; k < kmax; ++k) {
     system_->EvalTimeDerivative(t, xk, &f_);
@@ -127,17 +126,19 @@ bool ImplicitEuler::Iterate(double t0, const Eigen::VectorXd& x0, double h, Eige
       continue;
     }
     if (!options_.monitor_convergence) continue;
+    // The first update alone proves nothing: a Jacobian far stiffer than the truth (a stale stiction Jacobian while
+    // the box slides) makes it small without the iterate being near the root. Θ needs two updates.
+    bool converged = update <= kUpdateFloor * std::max(1.0, xk.lpNorm<Eigen::Infinity>());
     if (previous_update > 0.0) {
       const double rate = update / previous_update;  // Θ_k
       largest_rate = std::max(largest_rate, rate);
       if (rate >= 1.0) return false;
-      eta = rate / (1.0 - rate);
-      if (eta * update > tolerance &&
-          std::pow(rate, kmax - 1 - k) / (1.0 - rate) * update > tolerance)  // predicted to miss kmax
+      const double eta = rate / (1.0 - rate);
+      converged = converged || eta * update <= tolerance;
+      if (!converged && std::pow(rate, kmax - 1 - k) / (1.0 - rate) * update > tolerance)  // predicted to miss kmax
         return false;
     }
-    if (eta * update <= tolerance) {
-      eta_ = eta;
+    if (converged) {
       *x = xk;
       // QN keeps J for the next step only while the contraction was fast.
       if (largest_rate > options_.jacobian_reuse_rate) have_jacobian_ = false;

@@ -7,7 +7,8 @@
 ///
 /// Newton's convergence monitoring and Jacobian reuse follow Hairer & Wanner, Solving ODEs II, §IV.8: with
 /// Θ_k = ‖Δx^k‖/‖Δx^{k−1}‖ the estimated contraction rate and η_k = Θ_k/(1 − Θ_k), the iteration has converged when
-/// η_k ‖Δx^k‖ ≤ tolerance; it is stopped as diverging when Θ_k ≥ 1 or when Θ_k^{kmax−k}/(1 − Θ_k) ‖Δx^k‖ predicts
+/// η_k ‖Δx^k‖ ≤ tolerance (from the second update on, as Drake's integrators do: the first alone cannot tell a good
+/// iterate from a Jacobian that is too stiff); it is stopped as diverging when Θ_k ≥ 1 or when Θ_k^{kmax−k}/(1 − Θ_k) ‖Δx^k‖ predicts
 /// that it will not converge within kmax iterations. Full Newton (FN) evaluates the Jacobian at every iterate;
 /// quasi-Newton (QN) keeps the Jacobian and the factorization of I − hJ across iterations and steps while the
 /// contraction rate stays good, refactors when h changes, re-evaluates J when an iteration with a stale Jacobian
@@ -133,7 +134,6 @@ class ImplicitEuler {
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;  // of I − h J
   bool have_jacobian_{false}, jacobian_fresh_{false};
   double factored_h_{0.0};
-  double eta_{1.0};  // η of the last converged solve, for the first iteration's test (Hairer & Wanner)
   double h_next_{0.0};
   Eigen::VectorXd jacobian_point_, f_, r_, dx_, x_trial_, vt_, vt_trial_, x_full_, x_half_, x_new_;
 };
