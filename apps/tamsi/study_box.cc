@@ -70,7 +70,8 @@ WorkPrecision RunBox(const Configuration& c, double h_or_a, double duration, dou
   WorkPrecision result{completed, box.evaluations(), NAN, integrator.statistics()};
   if (completed) {
     BoxSystem reference;
-    result.error_v = integrators::L2Norm(integrators::LocalizedErrors(&reference, 0.0, kWindow, states, 1, h_reference));
+    result.error_v =
+        integrators::L2Norm(integrators::LocalizedErrors(&reference, 0.0, kWindow, states, 1, h_reference));
   }
   return result;
 }
@@ -89,25 +90,27 @@ void StudyFigure4(const StudySettings& settings) {
     out << k << ",";
     if (k < plain.iterates.size()) out << plain.iterates[k].residual;
     out << ",";
-    if (k < tals.iterates.size()) out << tals.iterates[k].residual << "," << tals.iterates[k].alpha;
-    else out << ",";
+    if (k < tals.iterates.size())
+      out << tals.iterates[k].residual << "," << tals.iterates[k].alpha;
+    else
+      out << ",";
     out << "\n";
   }
   std::cout << "fig4: first slide->stick step starts at t = " << step.t_start << " s (ends at "
             << step.t_start + kFigure4Step << " s), v = " << step.x_start[1] << " -> " << step.x_end[1]
             << " m/s; without TALS " << (plain.converged ? "converged" : "not converged") << " after "
-            << plain.iterates.size() << " iterations, with TALS "
-            << (tals.converged ? "converged" : "not converged") << " after " << tals.iterates.size() << "\n";
+            << plain.iterates.size() << " iterations, with TALS " << (tals.converged ? "converged" : "not converged")
+            << " after " << tals.iterates.size() << "\n";
 }
 
 void StudyFigure5(const StudySettings& settings) {
   const double duration = settings.quick ? 0.5 : 1.0;
   const double h_reference = settings.quick ? 1e-6 : 1e-7;  // the paper's: 1e-7 s
   // Fixed steps that divide the window Δw = 25 ms; accuracies a (m/s) in half decades.
-  const std::vector<double> steps =
-      settings.quick ? std::vector<double>{12.5e-3, 2.5e-3, 0.5e-3, 0.1e-3}
-                     : std::vector<double>{25e-3, 12.5e-3, 6.25e-3, 5e-3, 2.5e-3, 1.25e-3, 0.5e-3, 0.25e-3, 0.125e-3,
-                                           0.05e-3, 0.025e-3, 0.0125e-3};
+  const std::vector<double> steps = settings.quick
+                                        ? std::vector<double>{12.5e-3, 2.5e-3, 0.5e-3, 0.1e-3}
+                                        : std::vector<double>{25e-3,  12.5e-3, 6.25e-3,  5e-3,    2.5e-3,   1.25e-3,
+                                                              0.5e-3, 0.25e-3, 0.125e-3, 0.05e-3, 0.025e-3, 0.0125e-3};
   const std::vector<double> accuracies =
       settings.quick ? std::vector<double>{1e-1, 1e-3, 1e-5}
                      : std::vector<double>{1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6};
@@ -129,8 +132,8 @@ void StudyFigure5(const StudySettings& settings) {
       }
     }
   }
-  std::cout << "fig5: " << duration << " s of the box, windows of " << 1e3 * kWindow << " ms, RK3 reference at h = "
-            << h_reference << " s\n";
+  std::cout << "fig5: " << duration << " s of the box, windows of " << 1e3 * kWindow
+            << " ms, RK3 reference at h = " << h_reference << " s\n";
 }
 
 }  // namespace tamsi::cli

@@ -67,8 +67,8 @@ void StudyFigure7(const StudySettings& settings) {
     out << "TAMSI," << sim->time() << "," << wall << "\n";
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "fig7: TAMSI, h = 3 ms: " << duration << " s simulated in " << 1e3 * wall << " ms ("
-            << duration / wall << "x real time)\n";
+  std::cout << "fig7: TAMSI, h = 3 ms: " << duration << " s simulated in " << 1e3 * wall << " ms (" << duration / wall
+            << "x real time)\n";
 }
 
 void StudyFigure8(const StudySettings& settings) {

@@ -25,8 +25,8 @@ void IntegrateRk3(OdeSystem* system, double h, double t_end, double* t, Eigen::V
   *t = t_end;
 }
 
-std::vector<double> LocalizedErrors(OdeSystem* system, double t0, double window, const std::vector<Eigen::VectorXd>& states,
-                                    int component, double h_reference) {
+std::vector<double> LocalizedErrors(OdeSystem* system, double t0, double window,
+                                    const std::vector<Eigen::VectorXd>& states, int component, double h_reference) {
   if (states.size() < 2) throw std::invalid_argument("LocalizedErrors: needs at least two windows' states");
   std::vector<double> errors;
   errors.reserve(states.size() - 1);

@@ -8,9 +8,9 @@
 /// Newton's convergence monitoring and Jacobian reuse follow Hairer & Wanner, Solving ODEs II, §IV.8: with
 /// Θ_k = ‖Δx^k‖/‖Δx^{k−1}‖ the estimated contraction rate and η_k = Θ_k/(1 − Θ_k), the iteration has converged when
 /// η_k ‖Δx^k‖ ≤ tolerance (from the second update on, as Drake's integrators do: the first alone cannot tell a good
-/// iterate from a Jacobian that is too stiff); it is stopped as diverging when Θ_k ≥ 1 or when Θ_k^{kmax−k}/(1 − Θ_k) ‖Δx^k‖ predicts
-/// that it will not converge within kmax iterations. Full Newton (FN) evaluates the Jacobian at every iterate;
-/// quasi-Newton (QN) keeps the Jacobian and the factorization of I − hJ across iterations and steps while the
+/// iterate from a Jacobian that is too stiff); it is stopped as diverging when Θ_k ≥ 1 or when Θ_k^{kmax−k}/(1 − Θ_k)
+/// ‖Δx^k‖ predicts that it will not converge within kmax iterations. Full Newton (FN) evaluates the Jacobian at every
+/// iterate; quasi-Newton (QN) keeps the Jacobian and the factorization of I − hJ across iterations and steps while the
 /// contraction rate stays good, refactors when h changes, re-evaluates J when an iteration with a stale Jacobian
 /// fails, and only then shrinks h. ‖·‖ is the max norm (state units).
 
@@ -122,7 +122,8 @@ class ImplicitEuler {
   void EvalJacobian(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& fx);
   void Factor(double h);
   /// One Newton iteration from the guess x0 with the current Jacobian policy; appends its iterates.
-  bool Iterate(double t0, const Eigen::VectorXd& x0, double h, Eigen::VectorXd* x, std::vector<NewtonIterate>* iterates);
+  bool Iterate(double t0, const Eigen::VectorXd& x0, double h, Eigen::VectorXd* x,
+               std::vector<NewtonIterate>* iterates);
   double TalsAlpha(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& dx);
   void RecordStep(double h);
 
@@ -130,7 +131,7 @@ class ImplicitEuler {
   ImplicitEulerOptions options_;
   kernels::ThreadBudget budget_{1};
   ImplicitEulerStatistics statistics_;
-  Eigen::MatrixXd jacobian_;            // ∂f/∂x
+  Eigen::MatrixXd jacobian_;                 // ∂f/∂x
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;  // of I − h J
   bool have_jacobian_{false}, jacobian_fresh_{false};
   double factored_h_{0.0};

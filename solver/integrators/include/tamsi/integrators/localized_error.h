@@ -17,8 +17,8 @@ void IntegrateRk3(OdeSystem* system, double h, double t_end, double* t, Eigen::V
 
 /// Per-window errors of one state component: for m = 1 … M − 1, x^m[component] − Φ_Δw(x^{m−1})[component], with the
 /// flow Φ by IntegrateRk3 at step h_reference. `states`: the tested solution at times t0 + m Δw (M ≥ 2 entries).
-std::vector<double> LocalizedErrors(OdeSystem* system, double t0, double window, const std::vector<Eigen::VectorXd>& states,
-                                    int component, double h_reference);
+std::vector<double> LocalizedErrors(OdeSystem* system, double t0, double window,
+                                    const std::vector<Eigen::VectorXd>& states, int component, double h_reference);
 
 /// The paper's e_v: the L² norm (√Σ e_m²) of the per-window errors.
 double L2Norm(const std::vector<double>& errors);
