@@ -69,11 +69,12 @@ void ImplicitEuler::Factor(double h) {
 }
 
 double ImplicitEuler::TalsAlpha(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& dx) {
-  if (!options_.tals || system_->num_contacts() == 0) return 1.0;
-  // The tangential velocities at both ends of the update, each at its own configuration (eq. 4 with q free).
-  system_->CalcTangentialVelocities(t, x, &vt_);
+  if (!options_.tals) return 1.0;
+  // The tangential velocities at both ends of the update, each at its own configuration (eq. 4 with q free), for
+  // the contacts present at both.
   x_trial_ = x + dx;
-  system_->CalcTangentialVelocities(t, x_trial_, &vt_trial_);
+  system_->CalcPairedTangentialVelocities(t, x, x_trial_, &vt_, &vt_trial_);
+  if (vt_.size() == 0) return 1.0;
   vt_trial_ -= vt_;
   return kernels::CalcTalsLimit(budget_, vt_, vt_trial_, system_->stiction_tolerance(), options_.max_angle).alpha;
 }

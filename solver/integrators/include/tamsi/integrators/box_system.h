@@ -26,7 +26,6 @@ class BoxSystem final : public OdeSystem {
   explicit BoxSystem(const BoxParameters& parameters = {});
 
   int size() const override { return 2; }
-  int num_contacts() const override { return 1; }
   double stiction_tolerance() const override { return parameters_.stiction_tolerance; }
   void CalcTangentialVelocities(double t, const Eigen::VectorXd& x, Eigen::VectorXd* vt) override;
 
