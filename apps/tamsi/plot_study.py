@@ -5,8 +5,10 @@
   fig5_work_precision.csv    newton,stepping,tals,h_or_a,completed,f_evaluations,error_v,...
   fig7_wall_clock.csv        integrator,sim_time,wall_time
   fig8_convergence.csv       h,h_over_T,error_translational,error_rotational
+  allegro_wall_clock.csv     integrator,sim_time,wall_time
 
-Writes fig4.png, fig5.png, fig7.png, fig8.png. Needs matplotlib (Debian: python3-matplotlib). Usage: plot_study.py DIR
+Writes fig4.png, fig5.png, fig7.png, fig8.png, allegro.png. Needs matplotlib (Debian: python3-matplotlib).
+Usage: plot_study.py DIR
 """
 
 import csv
@@ -70,18 +72,27 @@ def figure5(rows, out):
     plt.close(fig)
 
 
-def figure7(rows, out):
+def wall_clock(rows, out, png, title):
     fig, ax = plt.subplots(figsize=(6, 4))
     for name in sorted({r["integrator"] for r in rows}):
         series = [(float(r["wall_time"]), float(r["sim_time"])) for r in rows if r["integrator"] == name]
         ax.plot([s[0] for s in series], [s[1] for s in series], label=name)
     ax.set_xlabel("wall-clock time (s)")
     ax.set_ylabel("simulated time (s)")
+    ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig7.png"), dpi=100)
+    fig.savefig(os.path.join(out, png), dpi=100)
     plt.close(fig)
+
+
+def figure7(rows, out):
+    wall_clock(rows, out, "fig7.png", "gripper_mug_shake, h = 3 ms")
+
+
+def allegro(rows, out):
+    wall_clock(rows, out, "allegro.png", "allegro_mug: TAMSI at h = 0.7 ms, IE error-controlled")
 
 
 def figure8(rows, out):
@@ -103,7 +114,8 @@ def figure8(rows, out):
 def main():
     out = sys.argv[1]
     for name, draw in (("fig4_newton_residuals.csv", figure4), ("fig5_work_precision.csv", figure5),
-                       ("fig7_wall_clock.csv", figure7), ("fig8_convergence.csv", figure8)):
+                       ("fig7_wall_clock.csv", figure7), ("fig8_convergence.csv", figure8),
+                       ("allegro_wall_clock.csv", allegro)):
         path = os.path.join(out, name)
         if os.path.exists(path):
             draw(read_rows(path), out)

@@ -51,8 +51,8 @@ void AddStudyCommand(CLI::App& app) {
   auto output = std::make_shared<std::string>("paper_study");
   CLI::App* cmd = app.add_subcommand(
       "study", "The paper's integrator study: implicit Euler with/without TALS against TAMSI (docs/paper_study.md)");
-  cmd->add_option("figure", *figure, "fig4, fig5, fig7, fig8 or all")
-      ->check(CLI::IsMember({"fig4", "fig5", "fig7", "fig8", "all"}));
+  cmd->add_option("figure", *figure, "fig4, fig5, fig7, fig8, allegro or all")
+      ->check(CLI::IsMember({"fig4", "fig5", "fig7", "fig8", "allegro", "all"}));
   cmd->add_option("--output", *output, "Directory for the CSVs and PNGs (created)");
   cmd->add_flag("--quick", settings->quick, "Coarse sweeps, references and spans (seconds; for CI)");
   cmd->callback([figure, settings, output] {
@@ -66,6 +66,7 @@ void AddStudyCommand(CLI::App& app) {
     if (all || *figure == "fig5") StudyFigure5(*settings);
     if (all || *figure == "fig7") StudyFigure7(*settings);
     if (all || *figure == "fig8") StudyFigure8(*settings);
+    if (all || *figure == "allegro") StudyAllegro(*settings);
     DrawFigures(*settings);
     std::cout << "wrote " << settings->output.string() << "\n";
   });

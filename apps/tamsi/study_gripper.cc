@@ -1,9 +1,7 @@
-// The parallel jaw gripper of the paper's Sec. VI-A (gripper_mug_shake): Fig. 7 (TAMSI's wall clock) and Fig. 8
-// (TAMSI's convergence in h).
+// The parallel jaw gripper of the paper's Sec. VI-A (gripper_mug_shake): Fig. 8 (TAMSI's convergence in h).
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
-#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -17,15 +15,7 @@ namespace {
 
 using Params = scenes::GripperMugParameters;
 
-std::unique_ptr<scenes::Simulator> GripperSimulator(double h) {
-  scenes::Scene scene = scenes::LoadScene(scenes::DefaultSceneName(), scenes::SceneOptions{});
-  scenes::SimulatorOptions options;
-  options.time_step = h;
-  options.contact = scene.contact;
-  options.solver.stiction_tolerance = scene.stiction_tolerance;
-  const int keyframe = scenes::FindKeyframe(*scene.model, "");
-  return std::make_unique<scenes::Simulator>(std::move(scene.model), options, keyframe, scene.controller);
-}
+std::unique_ptr<scenes::Simulator> GripperSimulator(double h) { return SceneSimulator(scenes::DefaultSceneName(), h); }
 
 // Generalized velocities sampled every `interval` (s) over `duration`, one row per sample.
 std::vector<Eigen::VectorXd> SampledVelocities(double h, double interval, double duration) {
@@ -53,23 +43,6 @@ std::vector<bool> TranslationalDofs(const mjModel& model) {
 }
 
 }  // namespace
-
-void StudyFigure7(const StudySettings& settings) {
-  const double h = 3e-3, duration = settings.quick ? 0.3 : 5.0;
-  auto sim = GripperSimulator(h);
-  std::ofstream out = OpenStudyCsv(settings, "fig7_wall_clock.csv");
-  out << "integrator,sim_time,wall_time\n";
-  const auto start = std::chrono::steady_clock::now();
-  const long long steps = std::llround(duration / h);
-  for (long long k = 0; k < steps; ++k) {
-    sim->Step();
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    out << "TAMSI," << sim->time() << "," << wall << "\n";
-  }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "fig7: TAMSI, h = 3 ms: " << duration << " s simulated in " << 1e3 * wall << " ms (" << duration / wall
-            << "x real time)\n";
-}
 
 void StudyFigure8(const StudySettings& settings) {
   const double period = Params::kPeriod, amplitude = Params::kAmplitude;

@@ -1,7 +1,6 @@
 #include <tamsi/scenes/mujoco_ode_system.h>
 
 #include <Eigen/Geometry>
-
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -74,14 +73,9 @@ Eigen::VectorXd MujocoOdeSystem::Configuration(const Eigen::VectorXd& x) const {
   return q;
 }
 
-void MujocoOdeSystem::BeginStep(double t, Eigen::VectorXd* x) {
-  const int nv = model_->nv;
+void MujocoOdeSystem::BeginStep(Eigen::VectorXd* x) {
   q0_ = Configuration(*x);
-  x->head(nv).setZero();
-  std::memcpy(data_->qpos, q0_.data(), sizeof(double) * model_->nq);
-  std::memcpy(data_->qvel, x->data() + nv, sizeof(double) * nv);
-  data_->time = t;
-  if (controller_) controller_(*model_, data_.get());
+  x->head(model_->nv).setZero();
 }
 
 Eigen::VectorXd MujocoOdeSystem::TangentRate(const Eigen::VectorXd& dq, const Eigen::VectorXd& v) const {
@@ -114,20 +108,22 @@ void MujocoOdeSystem::GrowContactList() {
   data_ = std::move(fresh);
 }
 
-void MujocoOdeSystem::Evaluate(const Eigen::VectorXd& x) {
+void MujocoOdeSystem::Evaluate(double t, const Eigen::VectorXd& x, bool control) {
   const int nv = model_->nv;
   const Eigen::VectorXd q = Configuration(x);
   for (;;) {
     std::memcpy(data_->qpos, q.data(), sizeof(double) * model_->nq);
     std::memcpy(data_->qvel, x.data() + nv, sizeof(double) * nv);
+    data_->time = t;
+    if (control && controller_) controller_(*model_, data_.get());
     if (builder_.Build(*model_, data_.get(), options_.time_step, &problem_)) return;
     GrowContactList();
   }
 }
 
-void MujocoOdeSystem::CalcTimeDerivative(double, const Eigen::VectorXd& x, Eigen::VectorXd* xdot) {
+void MujocoOdeSystem::CalcTimeDerivative(double t, const Eigen::VectorXd& x, Eigen::VectorXd* xdot) {
   const int nv = model_->nv;
-  Evaluate(x);
+  Evaluate(t, x, true);
   const Eigen::Map<const Eigen::VectorXd> v(x.data() + nv, nv);
   // Contact forces at the state itself: eq. 5 with δ = δ0 (no step ahead, h = 0) and eq. 6–7.
   const kernels::ContactModel contact_model{0.0, options_.stiction_tolerance, options_.regularization, true};
@@ -156,8 +152,7 @@ void MujocoOdeSystem::GeomTangentialVelocities(Eigen::VectorXd* vt, std::vector<
   const std::vector<ContactInfo>& contacts = builder_.contacts();
   const Eigen::Map<const Eigen::VectorXd> v(data_->qvel, model_->nv);
   int geom_contacts = 0;
-  while (geom_contacts < static_cast<int>(contacts.size()) &&
-         contacts[geom_contacts].kind == ContactInfo::Kind::kGeoms)
+  while (geom_contacts < static_cast<int>(contacts.size()) && contacts[geom_contacts].kind == ContactInfo::Kind::kGeoms)
     ++geom_contacts;
   *vt = (problem_.Jt * v).head(2 * geom_contacts);
   keys->resize(geom_contacts);
@@ -169,23 +164,22 @@ void MujocoOdeSystem::GeomTangentialVelocities(Eigen::VectorXd* vt, std::vector<
   }
 }
 
-void MujocoOdeSystem::CalcTangentialVelocities(double, const Eigen::VectorXd& x, Eigen::VectorXd* vt) {
-  Evaluate(x);
+void MujocoOdeSystem::CalcTangentialVelocities(double t, const Eigen::VectorXd& x, Eigen::VectorXd* vt) {
+  Evaluate(t, x, false);
   GeomTangentialVelocities(vt, &keys_);
 }
 
-void MujocoOdeSystem::CalcPairedTangentialVelocities(double, const Eigen::VectorXd& x,
-                                                     const Eigen::VectorXd& x_next, Eigen::VectorXd* vt,
-                                                     Eigen::VectorXd* vt_next) {
+void MujocoOdeSystem::CalcPairedTangentialVelocities(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& x_next,
+                                                     Eigen::VectorXd* vt, Eigen::VectorXd* vt_next) {
   // x_next first, keeping its world-frame tangential velocities; then x, whose contacts set the pairs and the basis.
-  Evaluate(x_next);
+  Evaluate(t, x_next, false);
   GeomTangentialVelocities(&vt_other_, &keys_other_);
   std::vector<Eigen::Vector3d> slip_next(keys_other_.size());
   for (size_t j = 0; j < keys_other_.size(); ++j) {
     const ContactInfo& c = builder_.contacts()[j];
     slip_next[j] = vt_other_[2 * j] * c.tangent1 + vt_other_[2 * j + 1] * c.tangent2;
   }
-  Evaluate(x);
+  Evaluate(t, x, false);
   Eigen::VectorXd vt_here;
   GeomTangentialVelocities(&vt_here, &keys_);
   // Contacts per geom pair at each end: a pair whose count changed is left out whole.

@@ -120,7 +120,7 @@ TEST(MujocoOdeSystem, ImplicitEulerAgreesWithTamsiOnASlidingSphereThatStartsRoll
   double t = system.initial_time();
   Eigen::VectorXd x = system.initial_state();
   while (t < t_end - 1e-12) {
-    system.BeginStep(t, &x);
+    system.BeginStep(&x);
     ASSERT_TRUE(ie.Step(t_end, &t, &x)) << "at t = " << t;
   }
   SimulatorOptions sim_options;

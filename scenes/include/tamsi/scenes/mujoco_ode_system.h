@@ -14,9 +14,10 @@
 /// step x^n = x^{n−1} + h f(x^n) from Δq = 0 reproduces q^n = q0 ⊕ h v^n, the position update of TAMSI's Simulator.
 /// The caller re-centres the coordinates at the start of every step (BeginStep).
 ///
-/// Inputs: the scene's Controller runs once at the start of each step (BeginStep) and its ctrl, qfrc_applied and
-/// xfrc_applied are held over the step, as Simulator::Step holds them; f(t, x) does not depend on t otherwise.
-/// Actuator activations (na > 0) are held too.
+/// Inputs: the scene's Controller runs in every f evaluation, at its time t and the state q(x), v, so f(t, x) sees the
+/// inputs as continuous-time functions and error control sees their changes (held over a step instead, a long
+/// error-controlled step would skip them). A controller that keeps state between calls records it from whichever
+/// evaluation comes first. Actuator activations (na > 0) are held at their initial values.
 
 #include <tamsi/integrators/ode_system.h>
 #include <tamsi/kernels/contact_kernels.h>
@@ -60,8 +61,8 @@ class MujocoOdeSystem final : public integrators::OdeSystem {
   void CalcPairedTangentialVelocities(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& x_next,
                                       Eigen::VectorXd* vt, Eigen::VectorXd* vt_next) override;
 
-  /// Starts a step at time t from x: q0 ← q(x), x ← (0, v), then runs the controller at t with the state (q0, v).
-  void BeginStep(double t, Eigen::VectorXd* x);
+  /// Re-centres the tangent coordinates for a step that starts at x: q0 ← q(x), x ← (0, v).
+  void BeginStep(Eigen::VectorXd* x);
   /// The state x = (0, v) at the construction's keyframe and its time (s).
   Eigen::VectorXd initial_state() const;
   double initial_time() const { return initial_time_; }
@@ -73,7 +74,7 @@ class MujocoOdeSystem final : public integrators::OdeSystem {
   Eigen::VectorXd TangentRate(const Eigen::VectorXd& dq, const Eigen::VectorXd& v) const;
 
   const mjModel& model() const { return *model_; }
-  /// MuJoCo's data at the last state evaluated (kinematics, contacts, forces) with the step's held inputs.
+  /// MuJoCo's data at the last state evaluated (kinematics, contacts, forces, the controller's inputs).
   const mjData& data() const { return *data_; }
   /// The front end's contacts at the last state evaluated, and their normal forces π (N, eq. 5).
   const ContactProblemBuilder& builder() const { return builder_; }
@@ -83,9 +84,10 @@ class MujocoOdeSystem final : public integrators::OdeSystem {
   void CalcTimeDerivative(double t, const Eigen::VectorXd& x, Eigen::VectorXd* xdot) override;
 
  private:
-  /// Front-end pass at the state x: qpos, qvel, kinematics, collision, M, Jn, Jt, δ0, τ.
-  void Evaluate(const Eigen::VectorXd& x);
-  /// Doubles the contact list (a fresh mjData holding the step's state and inputs).
+  /// Front-end pass at the state x: qpos, qvel, with `control` the controller's inputs at time t, then kinematics,
+  /// collision, M, Jn, Jt, δ0, τ.
+  void Evaluate(double t, const Eigen::VectorXd& x, bool control);
+  /// Doubles the contact list (a fresh mjData holding the inputs).
   void GrowContactList();
   /// vt of the geom contacts of the last Evaluate (2 per contact) and their keys (geom pair, order within the pair).
   void GeomTangentialVelocities(Eigen::VectorXd* vt, std::vector<std::array<int, 3>>* keys) const;
