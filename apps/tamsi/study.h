@@ -34,8 +34,8 @@ void StudyFigure5(const StudySettings& settings);
 /// Fig. 7: simulated time against wall-clock time on gripper_mug_shake at h = 3 ms for TAMSI, IE + FN + TALS and
 /// IE + FN (fixed steps with convergence control). Writes fig7_wall_clock.csv; prints each run's wall time and work.
 void StudyFigure7(const StudySettings& settings);
-/// The Allegro hand (Sec. VI-B): TAMSI at h = 0.7 ms against error-controlled IE + QN + TALS at a = 0.01 on
-/// allegro_mug, wall clock as for Fig. 7. Writes allegro_wall_clock.csv.
+/// The Allegro hand (Sec. VI-B): TAMSI at h = 0.7 ms against error-controlled IE + QN at a = 0.01, with and without
+/// TALS, on allegro_mug, wall clock as for Fig. 7. Writes allegro_wall_clock.csv.
 void StudyAllegro(const StudySettings& settings);
 /// Fig. 8: TAMSI's error in generalized velocities on gripper_mug_shake against h, against a TAMSI reference at a
 /// small h, nondimensionalized by T and A. Writes fig8_convergence.csv.
