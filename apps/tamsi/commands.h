@@ -26,6 +26,9 @@ void AddRenderCommand(CLI::App& app);
 /// (python/tamsi/sweep.py) with Debian's Python, every argument passed on.
 void AddSweepCommand(CLI::App& app);
 
+/// `tamsi study fig4|fig5|fig7|fig8|all --output DIR [--quick]`: the paper's integrator study (study.h).
+void AddStudyCommand(CLI::App& app);
+
 /// `tamsi list`: the built-in scenes with one-line descriptions.
 void AddListCommand(CLI::App& app);
 

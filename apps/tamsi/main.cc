@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   tamsi::cli::AddRenderCommand(app);
   tamsi::cli::AddListCommand(app);
   tamsi::cli::AddQuasistaticCommand(app);
+  tamsi::cli::AddStudyCommand(app);
   tamsi::cli::AddSweepCommand(app);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,75 @@
+// The parallel jaw gripper of the paper's Sec. VI-A (gripper_mug_shake): Fig. 8 (TAMSI's convergence in h).
+#include <tamsi/scenes/scene_library.h>
+#include <tamsi/scenes/simulator.h>
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "study.h"
+
+namespace tamsi::cli {
+namespace {
+
+using Params = scenes::GripperMugParameters;
+
+std::unique_ptr<scenes::Simulator> GripperSimulator(double h) { return SceneSimulator(scenes::DefaultSceneName(), h); }
+
+// Generalized velocities sampled every `interval` (s) over `duration`, one row per sample.
+std::vector<Eigen::VectorXd> SampledVelocities(double h, double interval, double duration) {
+  auto sim = GripperSimulator(h);
+  const long long steps_per_sample = std::llround(interval / h);
+  const long long samples = std::llround(duration / interval);
+  std::vector<Eigen::VectorXd> v;
+  const int nv = sim->model().nv;
+  for (long long s = 0; s < samples; ++s) {
+    for (long long k = 0; k < steps_per_sample; ++k) sim->Step();
+    v.push_back(Eigen::Map<const Eigen::VectorXd>(sim->data().qvel, nv));
+  }
+  return v;
+}
+
+// Which velocities are translational (m/s) and which rotational (rad/s), from the joint types.
+std::vector<bool> TranslationalDofs(const mjModel& model) {
+  std::vector<bool> translational(model.nv, false);
+  for (int j = 0; j < model.njnt; ++j) {
+    const int adr = model.jnt_dofadr[j];
+    if (model.jnt_type[j] == mjJNT_SLIDE) translational[adr] = true;
+    if (model.jnt_type[j] == mjJNT_FREE) translational[adr] = translational[adr + 1] = translational[adr + 2] = true;
+  }
+  return translational;
+}
+
+}  // namespace
+
+void StudyFigure8(const StudySettings& settings) {
+  const double period = Params::kPeriod, amplitude = Params::kAmplitude;
+  const double duration = settings.quick ? 0.03 : 2 * period;
+  // Every h divides the sample interval (the largest h) and is a multiple of the reference step.
+  const double h_reference = settings.quick ? 1e-4 : 1.25e-5, interval = 3e-3;
+  const std::vector<double> steps = settings.quick ? std::vector<double>{3e-3, 1.5e-3}
+                                                   : std::vector<double>{3e-3, 1.5e-3, 0.75e-3, 0.375e-3, 0.1875e-3};
+  const std::vector<Eigen::VectorXd> reference = SampledVelocities(h_reference, interval, duration);
+  const std::vector<bool> translational = TranslationalDofs(GripperSimulator(h_reference)->model());
+  std::ofstream out = OpenStudyCsv(settings, "fig8_convergence.csv");
+  out << "h,h_over_T,error_translational,error_rotational\n";
+  for (double h : steps) {
+    const std::vector<Eigen::VectorXd> v = SampledVelocities(h, interval, duration);
+    // RMS over samples of the L² norm of each group's error, nondimensionalized: v T/A and ω T.
+    double sum_t = 0.0, sum_r = 0.0;
+    for (std::size_t s = 0; s < v.size(); ++s) {
+      for (std::size_t i = 0; i < translational.size(); ++i) {
+        const double e = v[s][i] - reference[s][i];
+        (translational[i] ? sum_t : sum_r) += e * e;
+      }
+    }
+    const double n = static_cast<double>(v.size());
+    out << h << "," << h / period << "," << std::sqrt(sum_t / n) * period / amplitude << ","
+        << std::sqrt(sum_r / n) * period << "\n";
+  }
+  std::cout << "fig8: " << duration << " s of gripper_mug_shake, TAMSI reference at h = " << h_reference << " s\n";
+}
+
+}  // namespace tamsi::cli
