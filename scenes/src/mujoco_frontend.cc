@@ -140,6 +140,30 @@ ModelPtr LoadModelFromFile(const std::string& path) {
   return LoadMjcf(text.str(), path, path);
 }
 
+DataPtr RemakeData(const mjModel& m, const mjData& data) {
+  DataPtr fresh(mj_makeData(&m));
+  auto copy = [](double* dst, const double* src, int n) { std::copy_n(src, n, dst); };  // n = 0: either may be null
+  copy(fresh->qpos, data.qpos, m.nq);
+  copy(fresh->qvel, data.qvel, m.nv);
+  copy(fresh->act, data.act, m.na);
+  copy(fresh->ctrl, data.ctrl, m.nu);
+  copy(fresh->qfrc_applied, data.qfrc_applied, m.nv);
+  copy(fresh->xfrc_applied, data.xfrc_applied, 6 * m.nbody);
+  copy(fresh->mocap_pos, data.mocap_pos, 3 * m.nmocap);
+  copy(fresh->mocap_quat, data.mocap_quat, 4 * m.nmocap);
+  copy(fresh->userdata, data.userdata, m.nuserdata);
+  copy(fresh->qacc_warmstart, data.qacc_warmstart, m.nv);
+  fresh->time = data.time;
+  return fresh;
+}
+
+void GrowContactList(mjModel* model, DataPtr* data) {
+  if (model->nconmax > INT_MAX / 4)
+    throw MujocoError("contact list cannot grow beyond " + std::to_string(model->nconmax));
+  model->nconmax *= 2;
+  *data = RemakeData(*model, **data);
+}
+
 ModelPtr LoadModelFromString(const std::string& xml, const std::string& name, const std::string& directory) {
   InstallMujocoHandlers();
   const std::string file = name + ".xml";

@@ -2,9 +2,7 @@
 
 #include <Eigen/Geometry>
 #include <algorithm>
-#include <climits>
 #include <cmath>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -90,34 +88,16 @@ Eigen::VectorXd MujocoOdeSystem::TangentRate(const Eigen::VectorXd& dq, const Ei
   return rate;
 }
 
-void MujocoOdeSystem::GrowContactList() {
-  if (model_->nconmax > INT_MAX / 4)
-    throw MujocoError("contact list cannot grow beyond " + std::to_string(model_->nconmax));
-  model_->nconmax *= 2;
-  DataPtr fresh(mj_makeData(model_.get()));
-  const mjModel& m = *model_;
-  auto copy = [](double* dst, const double* src, int n) { std::memcpy(dst, src, sizeof(double) * n); };
-  copy(fresh->act, data_->act, m.na);
-  copy(fresh->ctrl, data_->ctrl, m.nu);
-  copy(fresh->qfrc_applied, data_->qfrc_applied, m.nv);
-  copy(fresh->xfrc_applied, data_->xfrc_applied, 6 * m.nbody);
-  copy(fresh->mocap_pos, data_->mocap_pos, 3 * m.nmocap);
-  copy(fresh->mocap_quat, data_->mocap_quat, 4 * m.nmocap);
-  copy(fresh->userdata, data_->userdata, m.nuserdata);
-  fresh->time = data_->time;
-  data_ = std::move(fresh);
-}
-
 void MujocoOdeSystem::Evaluate(double t, const Eigen::VectorXd& x, bool control) {
   const int nv = model_->nv;
   const Eigen::VectorXd q = Configuration(x);
   for (;;) {
-    std::memcpy(data_->qpos, q.data(), sizeof(double) * model_->nq);
-    std::memcpy(data_->qvel, x.data() + nv, sizeof(double) * nv);
+    std::copy_n(q.data(), model_->nq, data_->qpos);
+    std::copy_n(x.data() + nv, nv, data_->qvel);
     data_->time = t;
     if (control && controller_) controller_(*model_, data_.get());
     if (builder_.Build(*model_, data_.get(), options_.time_step, &problem_)) return;
-    GrowContactList();
+    GrowContactList(model_.get(), &data_);
   }
 }
 

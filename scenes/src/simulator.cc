@@ -311,7 +311,7 @@ double Simulator::NormalForceBetween(int a, int b) const {
 }
 
 void Simulator::BuildProblem() {
-  while (!builder_.Build(*model_, data_.get(), time_step_, &problem_)) GrowContactList();
+  while (!builder_.Build(*model_, data_.get(), time_step_, &problem_)) GrowContactList(model_.get(), &data_);
 }
 
 void Simulator::SizeMujocoConstraints(int contacts) {
@@ -332,31 +332,6 @@ void Simulator::CheckMujocoConstraintBuffer(int contacts) const {
                                 " constraint rows, whose buffer (about " + Format("%.3g", efc_bytes / 1e9) +
                                 " GB) exceeds its 32-bit size");
   }
-}
-
-void Simulator::GrowContactList() {
-  if (model_->nconmax > INT_MAX / 4)
-    throw MujocoError("contact list cannot grow beyond " + std::to_string(model_->nconmax));
-  model_->nconmax *= 2;
-  RemakeData();
-}
-
-void Simulator::RemakeData() {
-  DataPtr fresh(mj_makeData(model_.get()));
-  const mjModel& m = *model_;
-  auto copy = [](double* dst, const double* src, int n) { std::copy_n(src, n, dst); };  // n = 0: either may be null
-  copy(fresh->qpos, data_->qpos, m.nq);
-  copy(fresh->qvel, data_->qvel, m.nv);
-  copy(fresh->act, data_->act, m.na);
-  copy(fresh->ctrl, data_->ctrl, m.nu);
-  copy(fresh->qfrc_applied, data_->qfrc_applied, m.nv);
-  copy(fresh->xfrc_applied, data_->xfrc_applied, 6 * m.nbody);
-  copy(fresh->mocap_pos, data_->mocap_pos, 3 * m.nmocap);
-  copy(fresh->mocap_quat, data_->mocap_quat, 4 * m.nmocap);
-  copy(fresh->userdata, data_->userdata, m.nuserdata);
-  copy(fresh->qacc_warmstart, data_->qacc_warmstart, m.nv);
-  fresh->time = data_->time;
-  data_ = std::move(fresh);
 }
 
 StepInfo Simulator::StepTamsi() {
@@ -507,7 +482,7 @@ StepInfo Simulator::StepMujoco() {
           throw StepFailedError("step " + std::to_string(stats_.steps) + " at t = " + std::to_string(time) +
                                 " s: " + e.what());
         }
-        RemakeData();
+        data_ = RemakeData(*model_, *data_);
         return StepMujoco();
       }
       throw StepFailedError("step " + std::to_string(stats_.steps) + " at t = " + std::to_string(time) +

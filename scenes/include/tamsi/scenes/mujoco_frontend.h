@@ -53,6 +53,13 @@ ModelPtr LoadModelFromFile(const std::string& path);
 /// Throws ModelLoadError.
 ModelPtr LoadModelFromString(const std::string& xml, const std::string& name, const std::string& directory = "");
 
+/// A new mjData for `model` (e.g. after its buffer sizes grew) holding `data`'s state: qpos, qvel, act, ctrl, applied
+/// forces, mocap poses, userdata, MuJoCo's warm start and the time.
+DataPtr RemakeData(const mjModel& model, const mjData& data);
+/// Doubles model->nconmax, the contact list MuJoCo's collision fills, and remakes *data for it (RemakeData). Throws
+/// MujocoError when the list would exceed INT_MAX / 2.
+void GrowContactList(mjModel* model, DataPtr* data);
+
 /// Per-geom Hunt–Crossley parameters used where a geom's MJCF `user` data does not give them.
 struct ContactDefaults {
   /// Per-geom stiffness k (N/m), > 0. Two geoms combine in series: k = k₁k₂/(k₁+k₂), so two geoms with the same

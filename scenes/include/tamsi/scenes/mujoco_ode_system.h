@@ -87,8 +87,6 @@ class MujocoOdeSystem final : public integrators::OdeSystem {
   /// Front-end pass at the state x: qpos, qvel, with `control` the controller's inputs at time t, then kinematics,
   /// collision, M, Jn, Jt, δ0, τ.
   void Evaluate(double t, const Eigen::VectorXd& x, bool control);
-  /// Doubles the contact list (a fresh mjData holding the inputs).
-  void GrowContactList();
   /// vt of the geom contacts of the last Evaluate (2 per contact) and their keys (geom pair, order within the pair).
   void GeomTangentialVelocities(Eigen::VectorXd* vt, std::vector<std::array<int, 3>>* keys) const;
 

@@ -198,15 +198,11 @@ class Simulator {
   /// MuJoCo's own integrators take it, with act_dot from the step's start (the front end's mj_fwdActuation);
   /// limited activations clamped to their range.
   void IntegrateActivations();
-  /// TAMSI's front end: doubles the contact list (RemakeData).
-  void GrowContactList();
   /// MuJoCo's engine: sizes its contact list and constraint buffer for `contacts` contacts (pyramidal cones, 4 rows
   /// each), keeping the model's own larger sizes; throws std::invalid_argument when the buffer would pass MuJoCo
   /// 2.2.2's 32-bit size (CheckMujocoConstraintBuffer).
   void SizeMujocoConstraints(int contacts);
   void CheckMujocoConstraintBuffer(int contacts) const;
-  /// A fresh mjData for the current model sizes, with the state (and warm start) of the old one.
-  void RemakeData();
   /// Fills free_bodies_ and sizes travel_start_.
   void FindFreeBodies();
   /// StepInfo::fast_bodies from the free bodies' positions before the step (travel_start_) and after it.
