@@ -260,8 +260,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.workers < 1:
         parser.error("--workers: must be >= 1")
-    with open(args.spec) as f:
-        spec = json.load(f)
+    try:
+        with open(args.spec) as f:
+            spec = json.load(f)
+    except (OSError, ValueError) as error:  # a missing file, or text that is not JSON
+        print(f"tamsi sweep: cannot read spec '{args.spec}': {error}", file=sys.stderr)
+        return 2
     output = args.output or os.path.splitext(args.spec)[0] + "_sweep"
     try:
         result = run_sweep(spec, output, scheduler=args.scheduler, workers=args.workers,
