@@ -1,16 +1,12 @@
 #include "run_plots.h"
 
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include "plot_run_script.h"
-
-extern char** environ;
+#include "plot_script.h"
 
 namespace tamsi::cli {
 namespace {
@@ -74,18 +70,7 @@ void RunPlots::Finish(const scenes::RunStatistics& statistics, const scenes::Sce
       out << "\n";
     }
   }
-  const std::filesystem::path script = dir / "plot_run.py";
-  OpenCsv(script) << kPlotRunScript;
-  std::string python = TAMSI_PYTHON, script_path = script.string(), dir_path = dir.string();
-  char* argv[] = {python.data(), script_path.data(), dir_path.data(), nullptr};
-  pid_t pid = -1;
-  int status = 0;
-  if (posix_spawn(&pid, python.c_str(), nullptr, nullptr, argv, environ) != 0 || waitpid(pid, &status, 0) < 0 ||
-      !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw CLI::RuntimeError("--plots: " + python + " " + script_path +
-                                " failed (matplotlib is Debian's python3-matplotlib; see the message above)",
-                            1);
-  }
+  RunPlotScript("--plots", kPlotRunScript, "plot_run.py", dir);
 }
 
 }  // namespace tamsi::cli

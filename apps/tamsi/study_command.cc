@@ -1,6 +1,3 @@
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
@@ -8,31 +5,15 @@
 #include <string>
 
 #include "commands.h"
+#include "plot_script.h"
 #include "plot_study_script.h"
 #include "study.h"
-
-extern char** environ;
 
 namespace tamsi::cli {
 namespace {
 
 void DrawFigures(const StudySettings& settings) {
-  const std::filesystem::path script = settings.output / "plot_study.py";
-  {
-    std::ofstream out(script);
-    out << kPlotStudyScript;
-    if (!out) throw CLI::RuntimeError("study: cannot write '" + script.string() + "'", 1);
-  }
-  std::string python = TAMSI_PYTHON, script_path = script.string(), dir = settings.output.string();
-  char* argv[] = {python.data(), script_path.data(), dir.data(), nullptr};
-  pid_t pid = -1;
-  int status = 0;
-  if (posix_spawn(&pid, python.c_str(), nullptr, nullptr, argv, environ) != 0 || waitpid(pid, &status, 0) < 0 ||
-      !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw CLI::RuntimeError("study: " + python + " " + script_path +
-                                " failed (matplotlib is Debian's python3-matplotlib; see the message above)",
-                            1);
-  }
+  RunPlotScript("study", kPlotStudyScript, "plot_study.py", settings.output);
 }
 
 }  // namespace
