@@ -306,11 +306,11 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_option("--stiffness", args->settings.stiffness,
                   "Per-geom contact stiffness (N/m, at most 1e12), overrides MJCF user data")
       ->check(Positive())
-      ->check(AtMost(1e12));
+      ->check(AtMost(scenes::kMaxStiffness));
   cmd->add_option("--dissipation", args->settings.dissipation,
                   "Per-geom Hunt-Crossley dissipation (s/m, at most 1e6), overrides MJCF user data")
       ->check(NonNegative())
-      ->check(AtMost(1e6));
+      ->check(AtMost(scenes::kMaxDissipation));
   cmd->add_option("--stiction-tolerance", args->settings.stiction_tolerance,
                   "Stiction tolerance v_s (m/s); default 1e-4")
       ->check(Positive());

@@ -57,10 +57,14 @@ class Simulation {
   }
 
   /// Steps until `duration` (s) more has been simulated (at least one step); the scene's duration when None.
+  /// Raises ValueError unless `duration` is finite and > 0; Python's signals (Ctrl-C) are seen between steps.
   const RunStatistics& Run(std::optional<double> duration) {
+    if (duration && !(std::isfinite(*duration) && *duration > 0.0))
+      throw std::invalid_argument("duration: must be finite and > 0, got " + std::to_string(*duration));
     const double end = time() + duration.value_or(scene_.duration);
     do {
       Step();
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
     } while (time() + 0.5 * time_step() < end);
     return simulator_->statistics();
   }
@@ -128,7 +132,9 @@ py::dict Contacts(const Simulation& s) {
   const Result& result = sim.last_result();
   const ContactProblem& problem = sim.last_problem();
   const int n = static_cast<int>(contacts.size());
-  if (result.fn.size() != n || problem.delta0.size() != n)
+  // Before a TAMSI step (or with MuJoCo's engine) the last problem is still empty; a step's M is nv × nv.
+  const bool solved = sim.options().engine == scenes::Engine::kTamsi && problem.M.rows() == sim.model().nv;
+  if (!solved || result.fn.size() != n || problem.delta0.size() != n)
     throw std::runtime_error("contacts: no TAMSI step to read them from (engine mujoco, or no step yet)");
   Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor> position(n, 3), normal(n, 3);
   Eigen::Matrix<double, Eigen::Dynamic, 2, Eigen::RowMajor> ft(n, 2);

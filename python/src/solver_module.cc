@@ -5,6 +5,7 @@
 #include <tamsi/tamsi_solver.h>
 
 #include <initializer_list>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -49,18 +50,34 @@ Keyword arguments (matrices: scipy.sparse or dense arrays, stored as CSC; vector
 Raises ValueError naming the bad field, e.g. "ContactProblem.Jt: expected 6 x 12, got 6 x 11".
 )doc";
 
-ContactProblem MakeProblem(double time_step, const SparseMatrix& M, const SparseMatrix& Jn, const SparseMatrix& Jt,
+/// A matrix argument (any scipy.sparse format or a dense 2-D array) as CSC in scipy's canonical form: duplicate
+/// entries summed, as scipy means them (Eigen would keep them apart), and row indices sorted. The caller's object is
+/// left as it was. Raises ValueError naming `field` for anything else.
+SparseMatrix ToSparse(const py::object& value, const char* field) {
+  try {
+    py::object csc = py::module_::import("scipy.sparse").attr("csc_matrix")(value, py::arg("copy") = true);
+    csc.attr("sum_duplicates")();
+    return csc.cast<SparseMatrix>();
+  } catch (const py::error_already_set& e) {
+    throw std::invalid_argument(std::string("ContactProblem.") + field +
+                                ": expected a scipy.sparse matrix or a 2-D array of numbers (" + e.what() + ")");
+  } catch (const py::cast_error& e) {
+    throw std::invalid_argument(std::string("ContactProblem.") + field + ": " + e.what());
+  }
+}
+
+ContactProblem MakeProblem(double time_step, const py::object& M, const py::object& Jn, const py::object& Jt,
                            const Eigen::VectorXd& p_star, const Eigen::VectorXd& delta0,
                            const Eigen::VectorXd& stiffness, const Eigen::VectorXd& dissipation,
                            const Eigen::VectorXd& friction, std::optional<Eigen::VectorXd> v0,
-                           std::optional<Eigen::VectorXd> v_guess, std::optional<SparseMatrix> Jb,
+                           std::optional<Eigen::VectorXd> v_guess, const py::object& Jb,
                            std::optional<Eigen::VectorXd> g0, std::optional<Eigen::VectorXd> constraint_stiffness,
                            std::optional<Eigen::VectorXd> constraint_damping) {
   ContactProblem problem;
   problem.time_step = time_step;
-  problem.M = M;
-  problem.Jn = Jn;
-  problem.Jt = Jt;
+  problem.M = ToSparse(M, "M");
+  problem.Jn = ToSparse(Jn, "Jn");
+  problem.Jt = ToSparse(Jt, "Jt");
   problem.p_star = p_star;
   problem.delta0 = delta0;
   problem.stiffness = stiffness;
@@ -68,7 +85,7 @@ ContactProblem MakeProblem(double time_step, const SparseMatrix& M, const Sparse
   problem.friction = friction;
   problem.v0 = std::move(v0);
   problem.v_guess = std::move(v_guess);
-  problem.Jb = Jb.value_or(SparseMatrix(0, M.cols()));
+  problem.Jb = Jb.is_none() ? SparseMatrix(0, problem.M.cols()) : ToSparse(Jb, "Jb");
   problem.g0 = g0.value_or(Eigen::VectorXd());
   problem.constraint_stiffness = constraint_stiffness.value_or(Eigen::VectorXd());
   problem.constraint_damping = constraint_damping.value_or(Eigen::VectorXd());
@@ -76,12 +93,19 @@ ContactProblem MakeProblem(double time_step, const SparseMatrix& M, const Sparse
   return problem;
 }
 
-/// A sparse field of ContactProblem as a read-write property (scipy.sparse.csc_matrix copies).
+/// A field of ContactProblem as a read-write property whose getter returns a copy: a view into the problem's memory
+/// would dangle once the field is assigned anew. Sparse fields take any matrix argument (ToSparse).
 template <SparseMatrix ContactProblem::*field>
 void SparseProperty(py::class_<ContactProblem>& c, const char* name, const char* doc) {
   c.def_property(
       name, [](const ContactProblem& p) { return p.*field; },
-      [](ContactProblem& p, const SparseMatrix& value) { p.*field = value; }, doc);
+      [name](ContactProblem& p, const py::object& value) { p.*field = ToSparse(value, name); }, doc);
+}
+template <typename T, T ContactProblem::*field>
+void CopyProperty(py::class_<ContactProblem>& c, const char* name, const char* doc) {
+  c.def_property(
+      name, [](const ContactProblem& p) { return T(p.*field); }, [](ContactProblem& p, T value) { p.*field = value; },
+      doc);
 }
 
 void BindProblem(py::module_& m) {
@@ -96,16 +120,18 @@ void BindProblem(py::module_& m) {
   SparseProperty<&ContactProblem::Jn>(c, "Jn", "nc x nv normal velocity Jacobian");
   SparseProperty<&ContactProblem::Jt>(c, "Jt", "2nc x nv tangential velocity Jacobian");
   SparseProperty<&ContactProblem::Jb>(c, "Jb", "nb x nv bilateral constraint Jacobian");
-  c.def_readwrite("p_star", &ContactProblem::p_star, "nv, p* (N s)");
-  c.def_readwrite("delta0", &ContactProblem::delta0, "nc, penetration (m)");
-  c.def_readwrite("stiffness", &ContactProblem::stiffness, "nc, Hunt-Crossley k (N/m)");
-  c.def_readwrite("dissipation", &ContactProblem::dissipation, "nc, Hunt-Crossley d (s/m)");
-  c.def_readwrite("friction", &ContactProblem::friction, "nc, Coulomb mu");
-  c.def_readwrite("v0", &ContactProblem::v0, "nv or None, start-of-step velocities (m/s)");
-  c.def_readwrite("v_guess", &ContactProblem::v_guess, "nv or None, first Newton iterate (m/s)");
-  c.def_readwrite("g0", &ContactProblem::g0, "nb, constraint values at q0 (m or rad)");
-  c.def_readwrite("constraint_stiffness", &ContactProblem::constraint_stiffness, "nb, spring k");
-  c.def_readwrite("constraint_damping", &ContactProblem::constraint_damping, "nb, damper c");
+  CopyProperty<Eigen::VectorXd, &ContactProblem::p_star>(c, "p_star", "nv, p* (N s)");
+  CopyProperty<Eigen::VectorXd, &ContactProblem::delta0>(c, "delta0", "nc, penetration (m)");
+  CopyProperty<Eigen::VectorXd, &ContactProblem::stiffness>(c, "stiffness", "nc, Hunt-Crossley k (N/m)");
+  CopyProperty<Eigen::VectorXd, &ContactProblem::dissipation>(c, "dissipation", "nc, Hunt-Crossley d (s/m)");
+  CopyProperty<Eigen::VectorXd, &ContactProblem::friction>(c, "friction", "nc, Coulomb mu");
+  CopyProperty<std::optional<Eigen::VectorXd>, &ContactProblem::v0>(c, "v0",
+                                                                    "nv or None, start-of-step velocities (m/s)");
+  CopyProperty<std::optional<Eigen::VectorXd>, &ContactProblem::v_guess>(c, "v_guess",
+                                                                         "nv or None, first Newton iterate (m/s)");
+  CopyProperty<Eigen::VectorXd, &ContactProblem::g0>(c, "g0", "nb, constraint values at q0 (m or rad)");
+  CopyProperty<Eigen::VectorXd, &ContactProblem::constraint_stiffness>(c, "constraint_stiffness", "nb, spring k");
+  CopyProperty<Eigen::VectorXd, &ContactProblem::constraint_damping>(c, "constraint_damping", "nb, damper c");
   c.def_property_readonly("num_velocities", &ContactProblem::num_velocities, "nv");
   c.def_property_readonly("num_contacts", &ContactProblem::num_contacts, "nc");
   c.def_property_readonly("num_constraints", &ContactProblem::num_constraints, "nb");
@@ -139,9 +165,10 @@ void BindOptions(py::module_& m) {
       m, "Status", "Outcome of a solve.",
       {Status::kSuccess, Status::kMaxIterationsReached, Status::kLinearSolverFailed, Status::kNonFiniteValues});
 
-  py::class_<Options> o(m, "Options",
-                        "Solver options; defaults follow the paper (v_s = 1e-4 m/s, theta_max = pi/3). "
-                        "Options(**fields) sets fields by name; validate() raises ValueError naming a bad one.");
+  py::class_<Options> o(
+      m, "Options",
+      "Solver options; defaults follow the paper (v_s = 1e-4 m/s, theta_max = pi/3). "
+      "tamsi.make_options(**fields) sets fields by name; validate() raises ValueError naming a bad one.");
   o.def(py::init<>());
   o.def_readwrite("coupling", &Options::coupling);
   o.def_readwrite("regularization", &Options::regularization);
@@ -228,24 +255,46 @@ void BindResult(py::module_& m) {
   r.def("to_json", &ResultToJson, "The solution document of `tamsi solve --output`.");
 }
 
+/// TamsiSolver for Python: solves run without the GIL, so a mutex keeps two Python threads from sharing one solver's
+/// workspaces at once (the second waits); each solve reads its own copy of the problem, which Python code may change
+/// meanwhile.
+class LockedSolver {
+ public:
+  explicit LockedSolver(const Options& options) : solver_(options) {}
+  Options options() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return solver_.options();
+  }
+  void set_options(const Options& options) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    solver_.set_options(options);
+  }
+  Result Solve(const ContactProblem& problem) {
+    const ContactProblem copy = problem;  // with the GIL held
+    Result result;
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    solver_.Solve(copy, &result);
+    return result;
+  }
+
+ private:
+  TamsiSolver solver_;
+  std::mutex mutex_;
+};
+
 void BindSolverClass(py::module_& m) {
-  py::class_<TamsiSolver> s(m, "TamsiSolver",
-                            "Newton-Raphson on v with TALS (Sec. III-A, V). Keeps workspaces and symbolic "
-                            "factorizations across solves: reuse one per time-stepping loop, one per thread.");
+  py::class_<LockedSolver> s(m, "TamsiSolver",
+                             "Newton-Raphson on v with TALS (Sec. III-A, V). Keeps workspaces and symbolic "
+                             "factorizations across solves: reuse one per time-stepping loop. Safe to share between "
+                             "threads (their solves take turns); one per thread solves in parallel.");
   s.def(py::init<const Options&>(), py::arg("options") = Options(),
         "Raises ValueError for invalid options (the message names the field).");
-  s.def_property("options", &TamsiSolver::options, &TamsiSolver::set_options);
-  s.def(
-      "solve",
-      [](TamsiSolver& solver, const ContactProblem& problem) {
-        Result result;
-        py::gil_scoped_release release;
-        solver.Solve(problem, &result);
-        return result;
-      },
-      py::arg("problem"),
-      "Solves one step (the GIL is released meanwhile). Raises ValueError for an invalid problem; numerical "
-      "trouble is result.summary.status, never raised.");
+  s.def_property("options", &LockedSolver::options, &LockedSolver::set_options,
+                 "A copy of the options; assign Options to change them (validated, ValueError naming the field).");
+  s.def("solve", &LockedSolver::Solve, py::arg("problem"),
+        "Solves one step (the GIL is released meanwhile). Raises ValueError for an invalid problem; numerical "
+        "trouble is result.summary.status, never raised.");
 }
 
 }  // namespace

@@ -26,13 +26,17 @@ def make_options(**fields):
     ``make_options(friction_newton="tangent", newton_solve="exact")``. Raises ValueError naming a bad field."""
     options = Options()
     for name, value in fields.items():
-        if not hasattr(options, name):
+        if name.startswith("_") or not hasattr(options, name) or callable(getattr(options, name)):
             raise ValueError(f"Options.{name}: no such field")
         enum = _ENUM_FIELDS.get(name)
         if enum is not None and isinstance(value, str):
             if value not in enum.__members__:
                 raise ValueError(f"Options.{name}: expected one of {', '.join(enum.__members__)}, got '{value}'")
             value = enum.__members__[value]
-        setattr(options, name, value)
+        try:
+            setattr(options, name, value)
+        except TypeError:
+            raise ValueError(f"Options.{name}: expected {type(getattr(options, name)).__name__}, "
+                             f"got {value!r}") from None
     options.validate()
     return options

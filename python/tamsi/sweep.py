@@ -57,9 +57,10 @@ def expand(spec):
     return runs
 
 
-def run_key(run):
-    """A short stable name of a run: a hash of its parameters."""
-    text = json.dumps(run, sort_keys=True, separators=(",", ":"))
+def run_key(run, outputs=()):
+    """A short stable name of a run: a hash of its parameters and the outputs asked of it (a sweep asking for other
+    outputs runs again)."""
+    text = json.dumps({"run": run, "outputs": list(outputs)}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
@@ -85,7 +86,7 @@ def run_one(run, outputs=()):
     """Simulates one run and returns its figures as a flat dict; an exception becomes status "failed"."""
     import tamsi  # imported in the worker process
 
-    row = {"key": run_key(run), "status": "ok", "message": ""}
+    row = {"key": run_key(run, outputs), "status": "ok", "message": ""}
     start = time.perf_counter()
     try:
         kwargs = {k: v for k, v in run.items() if k not in _RUN_FIELDS}
@@ -192,7 +193,7 @@ def run_sweep(spec, output, scheduler=None, workers=2, retry_failed=False, log=p
     runs_dir = os.path.join(output, "runs")
     os.makedirs(runs_dir, exist_ok=True)
     finished = _read_finished(runs_dir)
-    keys = [run_key(r) for r in runs]
+    keys = [run_key(r, outputs) for r in runs]
     todo = {}
     for key, run in zip(keys, runs):
         row = finished.get(key)

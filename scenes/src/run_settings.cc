@@ -1,6 +1,9 @@
 #include <tamsi/scenes/run_settings.h>
 
+#include <cmath>
+#include <limits>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -16,6 +19,20 @@ T Lookup(const std::map<std::string, T>& names, const std::string& value, const 
   throw std::invalid_argument(std::string(setting) + ": expected one of " + known + ", got '" + value + "'");
 }
 
+/// Throws std::invalid_argument "`setting`: must be ..., got value" unless value is finite and lower < value ≤ upper
+/// (lower ≤ value with `closed`); upper = ∞ asks for finiteness alone.
+void CheckRange(const char* setting, double value, double lower, bool closed, double upper) {
+  if (std::isfinite(value) && (closed ? value >= lower : value > lower) && value <= upper) return;
+  std::ostringstream message;
+  message << setting << ": must be " << (closed ? ">= " : "> ") << lower;
+  if (std::isfinite(upper))
+    message << " and at most " << upper;
+  else
+    message << " and finite";
+  message << ", got " << value;
+  throw std::invalid_argument(message.str());
+}
+
 }  // namespace
 
 SimulatorOptions MakeSimulatorOptions(const RunSettings& settings, const Scene& scene) {
@@ -25,6 +42,12 @@ SimulatorOptions MakeSimulatorOptions(const RunSettings& settings, const Scene& 
       {"pgs", mjSOL_PGS}, {"cg", mjSOL_CG}, {"newton", mjSOL_NEWTON}};
   static const std::map<std::string, NarrowPhase> kNarrowPhases{{"analytic", NarrowPhase::kAnalytic},
                                                                 {"mujoco", NarrowPhase::kMujoco}};
+  const double kFinite = std::numeric_limits<double>::infinity();
+  if (settings.time_step) CheckRange("dt", *settings.time_step, 0.0, false, kFinite);
+  if (settings.stiffness) CheckRange("stiffness", *settings.stiffness, 0.0, false, kMaxStiffness);
+  if (settings.dissipation) CheckRange("dissipation", *settings.dissipation, 0.0, true, kMaxDissipation);
+  if (settings.threads < 0)
+    throw std::invalid_argument("threads: must be >= 0, got " + std::to_string(settings.threads));
   SimulatorOptions options;
   options.engine = Lookup(kEngines, settings.solver, "solver");
   options.solver = settings.iteration;

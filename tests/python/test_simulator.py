@@ -3,7 +3,9 @@ motion, errors, MuJoCo's engine, and the quasi-static examples against `tamsi qu
 
 import csv
 import os
+import signal
 import subprocess
+import threading
 
 import numpy as np
 import pytest
@@ -93,3 +95,36 @@ def test_quasistatic_example_matches_the_command(tmp_path):
     np.testing.assert_allclose([float(r["object_x"]) for r in rows], run["object"][:, 0], rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose([float(r["object_theta"]) for r in rows], run["object"][:, 2], rtol=1e-12,
                                atol=1e-15)
+
+
+def test_settings_out_of_range_are_named():
+    for kwargs, message in [(dict(dt=-1.0), "dt: must be > 0 and finite, got -1"),
+                            (dict(dt=float("nan")), "dt: must be > 0"),
+                            (dict(threads=-1), "threads: must be >= 0, got -1"),
+                            (dict(stiffness=1e300), "stiffness: must be > 0 and at most 1e\\+12, got 1e\\+300"),
+                            (dict(dissipation=-1.0), "dissipation: must be >= 0 and at most 1e\\+06, got -1")]:
+        with pytest.raises(ValueError, match=message):
+            tamsi.Simulator("box_stick_slip", **kwargs)
+    sim = tamsi.Simulator("box_stick_slip")
+    for duration in (float("inf"), float("nan"), -1.0, 0.0):
+        with pytest.raises(ValueError, match="duration: must be finite and > 0"):
+            sim.run(duration)
+    assert sim.statistics.steps == 0
+
+
+def test_contacts_need_a_tamsi_step():
+    with pytest.raises(RuntimeError, match="no TAMSI step"):
+        tamsi.Simulator("box_stick_slip").contacts()  # before any step
+    mujoco = tamsi.Simulator("box_stick_slip", solver="mujoco")
+    mujoco.step()
+    with pytest.raises(RuntimeError, match="no TAMSI step"):
+        mujoco.contacts()
+
+
+def test_ctrl_c_interrupts_a_long_run():
+    sim = tamsi.Simulator("box_stick_slip", dt=1e-3)
+    timer = threading.Timer(0.3, lambda: signal.raise_signal(signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        sim.run(1e9)
+    assert 0 < sim.time < 1e9

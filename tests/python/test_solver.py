@@ -129,3 +129,66 @@ def test_two_threads_solve_at_once():
     assert a0 < b1 and b0 < a1, "the two solves did not overlap: the GIL was held"
     for r in results:
         np.testing.assert_array_equal(r.v, reference.v)
+
+
+def test_vector_fields_are_copies_that_outlive_reassignment():
+    p = block_on_ground(1.0)
+    before = p.p_star
+    p.p_star = np.zeros(1_000_000)  # a view of the old buffer would now dangle
+    p.p_star = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(before, block_on_ground(1.0).p_star)
+    v0 = p.v0
+    p.v0 = None
+    np.testing.assert_array_equal(v0, np.zeros(2))
+    before[:] = 7.0  # writing the copy leaves the problem alone
+    np.testing.assert_array_equal(p.p_star, [1.0, 2.0])
+
+
+def test_options_property_is_a_copy_and_assignment_is_validated():
+    solver = tamsi.TamsiSolver()
+    options = solver.options
+    options.max_iterations = 0
+    assert solver.options.max_iterations == tamsi.Options().max_iterations
+    with pytest.raises(ValueError, match="max_iterations"):
+        solver.options = options
+
+
+def test_duplicate_sparse_entries_add_up_as_scipy_means_them():
+    # M = identity × MASS written with the (0, 0) entry split in two, in every format scipy has.
+    base = block_on_ground(1.0)
+    split = sp.csc_matrix((np.array([0.2 * MASS, 0.8 * MASS, MASS]), np.array([0, 0, 1]), np.array([0, 2, 3])),
+                          shape=(2, 2))
+    fields = dict(time_step=H, Jn=base.Jn, Jt=base.Jt, p_star=base.p_star, delta0=base.delta0,
+                  stiffness=base.stiffness, dissipation=base.dissipation, friction=base.friction, v0=base.v0)
+    expected = tamsi.TamsiSolver().solve(tamsi.ContactProblem(M=base.M, **fields)).v
+    for M in (split, split.tocoo(), split.toarray()):
+        np.testing.assert_array_equal(tamsi.TamsiSolver().solve(tamsi.ContactProblem(M=M, **fields)).v, expected)
+    assert split.nnz == 3  # the caller's matrix is left as it was
+    with pytest.raises(ValueError, match="ContactProblem.Jn"):
+        tamsi.ContactProblem(M=base.M, **dict(fields, Jn="not a matrix"))
+
+
+def test_one_solver_shared_by_threads_gives_each_the_serial_answer():
+    problem = tamsi.ContactProblem.read(os.path.join(DATA, "box_stick_step.json"))
+    expected = tamsi.TamsiSolver().solve(problem).v
+    solver, results = tamsi.TamsiSolver(), []
+
+    def work():
+        for _ in range(50):
+            results.append(solver.solve(problem).v)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 200
+    for v in results:
+        np.testing.assert_array_equal(v, expected)
+
+
+def test_make_options_names_bad_fields():
+    with pytest.raises(ValueError, match="Options.validate: no such field"):
+        tamsi.make_options(validate=1)
+    with pytest.raises(ValueError, match="Options.max_iterations: expected int, got .5."):
+        tamsi.make_options(max_iterations="5")

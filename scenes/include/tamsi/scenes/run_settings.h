@@ -12,6 +12,11 @@
 
 namespace tamsi::scenes {
 
+/// The largest per-geom contact stiffness (N/m) and dissipation (s/m) a run accepts: beyond them no time step of a
+/// manipulation scene converges (every step fails after its retries).
+inline constexpr double kMaxStiffness = 1e12;
+inline constexpr double kMaxDissipation = 1e6;
+
 /// A run's engine and solver choices; unset values take the scene's defaults.
 struct RunSettings {
   /// "tamsi" (two-way), "tamsi-oneway" or "mujoco" (MuJoCo's own solver).
@@ -31,8 +36,9 @@ struct RunSettings {
   Options iteration;
 };
 
-/// The simulator options of `settings` for `scene`. Throws std::invalid_argument naming the bad setting (an unknown
-/// solver, MuJoCo solver or narrow phase, or solver options out of range).
+/// The simulator options of `settings` for `scene`. Throws std::invalid_argument naming the bad setting: an unknown
+/// solver, MuJoCo solver or narrow phase; a time step that is not finite and > 0; threads < 0; a stiffness not in
+/// (0, kMaxStiffness] or a dissipation not in [0, kMaxDissipation]; solver options out of range.
 SimulatorOptions MakeSimulatorOptions(const RunSettings& settings, const Scene& scene);
 
 }  // namespace tamsi::scenes
