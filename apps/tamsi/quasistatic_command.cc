@@ -30,16 +30,10 @@ struct SweepArgs {
 };
 
 void RunExample(const RunArgs& args) {
-  double epsilon = args.epsilon;
-  if (epsilon < 0.0) {
-    epsilon = 0.0;
-    for (const auto& info : scenes::ListExamples()) {
-      if (info.name == args.example) epsilon = info.default_epsilon;
-    }
-  }
   std::unique_ptr<scenes::Example> example;
   try {
-    example = std::make_unique<scenes::Example>(scenes::MakeExample(args.example, epsilon));
+    example = std::make_unique<scenes::Example>(args.epsilon < 0.0 ? scenes::MakeExample(args.example)
+                                                                   : scenes::MakeExample(args.example, args.epsilon));
   } catch (const std::invalid_argument& e) {
     throw CLI::RuntimeError(e.what(), 2);
   }

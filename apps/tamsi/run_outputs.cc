@@ -172,16 +172,16 @@ void ContactWriter::Write(long long step, const scenes::Simulator& sim) {
   const std::vector<scenes::ContactInfo>& contacts = sim.builder().contacts();
   for (size_t i = 0; i < contacts.size(); ++i) {
     const scenes::ContactInfo& c = contacts[i];
-    out_ << step << "," << sim.time() << ",";
+    out_ << step << "," << sim.time() << "," << scenes::ToString(c.kind) << ",";
     switch (c.kind) {
       case scenes::ContactInfo::Kind::kGeoms:
-        out_ << "geoms," << Name(model, mjOBJ_GEOM, c.geom1, "geom") << "," << Name(model, mjOBJ_GEOM, c.geom2, "geom");
+        out_ << Name(model, mjOBJ_GEOM, c.geom1, "geom") << "," << Name(model, mjOBJ_GEOM, c.geom2, "geom");
         break;
       case scenes::ContactInfo::Kind::kJointLimit:
-        out_ << "joint_limit," << Name(model, mjOBJ_JOINT, c.object, "joint") << ",";
+        out_ << Name(model, mjOBJ_JOINT, c.object, "joint") << ",";
         break;
       case scenes::ContactInfo::Kind::kTendonLimit:
-        out_ << "tendon_limit," << Name(model, mjOBJ_TENDON, c.object, "tendon") << ",";
+        out_ << Name(model, mjOBJ_TENDON, c.object, "tendon") << ",";
         break;
     }
     for (int k = 0; k < 3; ++k) out_ << "," << c.position[k];

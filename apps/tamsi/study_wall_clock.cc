@@ -2,6 +2,7 @@
 // (scenes::MujocoOdeSystem): Fig. 7 on the gripper (paper Sec. VI-A) and the Allegro hand comparison (Sec. VI-B).
 #include <tamsi/integrators/implicit_euler.h>
 #include <tamsi/scenes/mujoco_ode_system.h>
+#include <tamsi/scenes/run_settings.h>
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
@@ -115,10 +116,9 @@ void PrintRun(const char* figure, const WallClock& run, const WallClock& tamsi) 
 
 std::unique_ptr<scenes::Simulator> SceneSimulator(const std::string& name, double h) {
   scenes::Scene scene = scenes::LoadScene(name, scenes::SceneOptions{});
-  scenes::SimulatorOptions options;
-  options.time_step = h;
-  options.contact = scene.contact;
-  options.solver.stiction_tolerance = scene.stiction_tolerance;
+  scenes::RunSettings settings;  // tamsi run's defaults: two-way TAMSI, one thread, the scene's contact and v_s
+  settings.time_step = h;
+  const scenes::SimulatorOptions options = scenes::MakeSimulatorOptions(settings, scene);
   const int keyframe = scenes::FindKeyframe(*scene.model, "");
   return std::make_unique<scenes::Simulator>(std::move(scene.model), options, keyframe, scene.controller);
 }

@@ -32,10 +32,7 @@ Eigen::VectorXd Column(const std::vector<double>& values) {
 }
 
 py::dict RunExample(const std::string& name, std::optional<double> epsilon) {
-  std::optional<double> default_epsilon;
-  for (const qs::scenes::ExampleInfo& info : qs::scenes::ListExamples())
-    if (info.name == name) default_epsilon = info.default_epsilon;
-  const qs::scenes::Example example = qs::scenes::MakeExample(name, epsilon.value_or(default_epsilon.value_or(0.0)));
+  const qs::scenes::Example example = epsilon ? qs::scenes::MakeExample(name, *epsilon) : qs::scenes::MakeExample(name);
   qs::SimulationResult result;
   {
     py::gil_scoped_release release;

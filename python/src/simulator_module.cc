@@ -148,9 +148,7 @@ py::dict Contacts(const Simulation& s) {
     geom1[i] = c.geom1;
     geom2[i] = c.geom2;
     object[i] = c.object;
-    kind[i] = c.kind == scenes::ContactInfo::Kind::kGeoms        ? "geoms"
-              : c.kind == scenes::ContactInfo::Kind::kJointLimit ? "joint_limit"
-                                                                 : "tendon_limit";
+    kind[i] = scenes::ToString(c.kind);
   }
   py::dict d;
   d["kind"] = kind;

@@ -140,6 +140,18 @@ ModelPtr LoadModelFromFile(const std::string& path) {
   return LoadMjcf(text.str(), path, path);
 }
 
+const char* ToString(ContactInfo::Kind kind) {
+  switch (kind) {
+    case ContactInfo::Kind::kGeoms:
+      return "geoms";
+    case ContactInfo::Kind::kJointLimit:
+      return "joint_limit";
+    case ContactInfo::Kind::kTendonLimit:
+      return "tendon_limit";
+  }
+  return "unknown";
+}
+
 DataPtr RemakeData(const mjModel& m, const mjData& data) {
   DataPtr fresh(mj_makeData(&m));
   auto copy = [](double* dst, const double* src, int n) { std::copy_n(src, n, dst); };  // n = 0: either may be null

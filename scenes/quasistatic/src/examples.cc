@@ -250,6 +250,12 @@ Example MakeExample(const std::string& name, double epsilon) {
   throw std::invalid_argument("unknown quasistatic example '" + name + "' (known: " + known + ")");
 }
 
+Example MakeExample(const std::string& name) {
+  for (const ExampleInfo& info : ListExamples())
+    if (info.name == name) return MakeExample(name, info.default_epsilon);
+  return MakeExample(name, 0.0);  // an unknown name: its error lists the known ones
+}
+
 void WriteTrajectoryCsv(const Example& example, const Trajectory& trajectory, std::ostream& out) {
   out << "time,object_x,object_y,object_theta";
   for (const std::string& n : example.manipulator_names) out << ',' << n;

@@ -125,6 +125,9 @@ struct ContactInfo {
   Eigen::Vector3d tangent1{Eigen::Vector3d::Zero()}, tangent2{Eigen::Vector3d::Zero()};
 };
 
+/// The kind's name in outputs: "geoms", "joint_limit" or "tendon_limit".
+const char* ToString(ContactInfo::Kind kind);
+
 /// What a Build took from MuJoCo's constraints other than contact (DESIGN.md, "Constraints of the model").
 struct ConstraintCounts {
   /// Limit rows appended to the contacts: hinge and slide joints 2 each (lower, upper), ball joints 1 (the cone,

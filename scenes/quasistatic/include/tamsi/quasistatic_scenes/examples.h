@@ -41,6 +41,9 @@ struct Example {
 /// Builds example `name` with feedback scaling ε ≥ 0.
 /// @throws std::invalid_argument for an unknown name (the message lists the known ones) or a negative ε.
 Example MakeExample(const std::string& name, double epsilon);
+/// Builds example `name` with its default ε (ExampleInfo::default_epsilon).
+/// @throws std::invalid_argument for an unknown name (the message lists the known ones).
+Example MakeExample(const std::string& name);
 
 /// Writes a trajectory as CSV: header `time,object_x,object_y,object_theta,<manipulator names>,min_gap,
 /// max_normal_impulse,num_contacts`, then one row per stored state (SI units, rad).
