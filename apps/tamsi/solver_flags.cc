@@ -26,6 +26,11 @@ void AddIterationOptions(CLI::App* cmd, Options* options) {
   cmd->add_option("--krylov-tolerance", options->krylov_tolerance,
                   "GMRES's relative residual for the symmetric and reuse Newton solves (default 1e-3)")
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--schwarz-threshold", options->schwarz_threshold,
+                  "symmetric: islands of at least this many velocities are preconditioned by overlapping Schwarz "
+                  "instead of a Cholesky (default " +
+                      std::to_string(options->schwarz_threshold) + ")")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--no-secant-safeguard{false}", options->secant_safeguard,
                 "Tangent iteration: the paper's Newton matrix in every iteration (no secant phase after cut steps)");
 }

@@ -188,6 +188,9 @@ void BindOptions(py::module_& m) {
   o.def_readwrite("newton_solve", &Options::newton_solve);
   o.def_readwrite("krylov_tolerance", &Options::krylov_tolerance);
   o.def_readwrite("max_krylov_iterations", &Options::max_krylov_iterations);
+  o.def_readwrite("schwarz_threshold", &Options::schwarz_threshold);
+  o.def_readwrite("schwarz_part_bodies", &Options::schwarz_part_bodies);
+  o.def_readwrite("max_schwarz_krylov_iterations", &Options::max_schwarz_krylov_iterations);
   o.def_readwrite("dense_threshold", &Options::dense_threshold);
   o.def_readwrite("num_threads", &Options::num_threads, "thread budget (<= 0: all); results bitwise identical");
   o.def("validate", [](const Options& options) {
@@ -223,6 +226,8 @@ void BindResult(py::module_& m) {
   s.def_readonly("newton_systems", &Summary::newton_systems);
   s.def_readonly("krylov_solves", &Summary::krylov_solves);
   s.def_readonly("krylov_iterations", &Summary::krylov_iterations);
+  s.def_readonly("schwarz_islands", &Summary::schwarz_islands);
+  s.def_readonly("schwarz_subdomains", &Summary::schwarz_subdomains);
   s.def_readonly("time_residual", &Summary::time_residual, "s");
   s.def_readonly("time_assembly", &Summary::time_assembly, "s");
   s.def_readonly("time_symbolic", &Summary::time_symbolic, "s");

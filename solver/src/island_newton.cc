@@ -16,8 +16,12 @@ double Seconds(Clock::time_point since) { return std::chrono::duration<double>(C
 
 }  // namespace
 
-IslandNewton::IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads)
-    : k_(k), type_(type), num_threads_(num_threads), linear_solver_(MakeLinearSolver(type, symmetric, num_threads)) {}
+IslandNewton::IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads, bool schwarz)
+    : k_(k),
+      type_(type),
+      num_threads_(num_threads),
+      linear_solver_(MakeLinearSolver(type, symmetric, num_threads)),
+      schwarz_(schwarz ? std::make_unique<SchwarzPreconditioner>() : nullptr) {}
 
 void IslandNewton::Start(const Options& o) {
   done_ = false;
@@ -113,30 +117,60 @@ bool IslandNewton::CalcSearchDirection(const IslandIterationData& data) {
   return solved || SolveExactly();
 }
 
-// A fresh Cholesky of M + h(W_nn + W_tt) on the island's pattern, then GMRES on the full matrix. False when that part
+// This iteration's symmetric preconditioner of M + h(W_nn + W_tt), then GMRES on the full matrix. False when that part
 // is not positive definite or GMRES falls short of its tolerance: the exact factorization follows.
 bool IslandNewton::SolveWithSymmetricPreconditioner(const IslandIterationData& data) {
   const Options& o = data.options;
+  if (!FactorSymmetricPart(data)) return false;
+  if (schwarz_) {
+    return SolveWithGmres(
+        data, [&](const Eigen::VectorXd& r, Eigen::VectorXd* z) { return schwarz_->Apply(data.budget, r, z); },
+        o.max_schwarz_krylov_iterations);
+  }
+  return SolveWithGmres(
+      data, [&](const Eigen::VectorXd& r, Eigen::VectorXd* z) { return symmetric_solver_->Solve(r, z, nullptr); },
+      o.max_krylov_iterations);
+}
+
+bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
   Clock::time_point t = Clock::now();
   const CscView S{matrix_.n, matrix_.col_ptr, matrix_.row_index, symmetric_values_.data()};
-  if (!symmetric_solver_)
-    symmetric_solver_ = MakeLinearSolver(LinearSolverType::kCholmod, /*symmetric=*/true, num_threads_);
   if (!symmetric_analyzed_) {
-    symmetric_analyzed_ = symmetric_solver_->Analyze(S, nullptr);
+    if (schwarz_) {
+      // The island's bodies, numbered from 0 in the order of their first velocity.
+      const IslandPartition& P = data.partition;
+      const int* dofs = P.velocities.data() + P.velocity_ptr[k_];
+      std::vector<int> body(S.n), local(data.bodies.count, -1);
+      int num_bodies = 0;
+      for (int a = 0; a < S.n; ++a) {
+        int& b = local[data.bodies.of[dofs[a]]];
+        if (b < 0) b = num_bodies++;
+        body[a] = b;
+      }
+      symmetric_analyzed_ = schwarz_->Analyze(data.budget, S, body, num_bodies, data.options.schwarz_part_bodies, nullptr);
+    } else {
+      if (!symmetric_solver_)
+        symmetric_solver_ = MakeLinearSolver(LinearSolverType::kCholmod, /*symmetric=*/true, num_threads_);
+      symmetric_analyzed_ = symmetric_solver_->Analyze(S, nullptr);
+    }
     record_.symbolic_factorizations += 1;
     record_.time_symbolic += Seconds(t);
     t = Clock::now();
   }
   if (!symmetric_analyzed_) return false;
-  const bool factored = symmetric_solver_->Factor(S, nullptr);
+  const bool factored = schwarz_ ? schwarz_->Factor(data.budget, S, nullptr) : symmetric_solver_->Factor(S, nullptr);
   record_.numeric_factorizations += 1;
   record_.time_numeric += Seconds(t);
-  t = Clock::now();
-  bool solved = false;
-  if (factored) {
-    solved = SolveWithKrylov(matrix_, *symmetric_solver_, o.max_krylov_iterations, o.krylov_tolerance, rhs_, &dv_,
-                             &record_.krylov_iterations, &krylov_);
-  }
+  return factored;
+}
+
+bool IslandNewton::SolveWithGmres(const IslandIterationData& data, const Preconditioner& precondition,
+                                  int max_iterations) {
+  const Clock::time_point t = Clock::now();
+  if (!gmres_analyzed_) gmres_.Analyze(matrix_);
+  gmres_analyzed_ = true;
+  const bool solved = gmres_.Solve(data.budget, matrix_, precondition, max_iterations, data.options.krylov_tolerance,
+                                   rhs_, &dv_, &record_.krylov_iterations);
   record_.time_solve += Seconds(t);
   return solved;
 }
@@ -146,11 +180,10 @@ bool IslandNewton::SolveWithSymmetricPreconditioner(const IslandIterationData& d
 // more than half of it.
 bool IslandNewton::SolveWithKeptFactorization(const IslandIterationData& data) {
   const Options& o = data.options;
-  const Clock::time_point t = Clock::now();
-  const bool solved = SolveWithKrylov(matrix_, *linear_solver_, o.max_krylov_iterations, o.krylov_tolerance, rhs_, &dv_,
-                                      &record_.krylov_iterations, &krylov_);
+  const bool solved = SolveWithGmres(
+      data, [&](const Eigen::VectorXd& r, Eigen::VectorXd* z) { return linear_solver_->Solve(r, z, nullptr); },
+      o.max_krylov_iterations);
   refactor_ = !solved || 2 * record_.krylov_iterations > o.max_krylov_iterations;
-  record_.time_solve += Seconds(t);
   return solved;
 }
 

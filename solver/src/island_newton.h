@@ -16,6 +16,7 @@
 #include "islands.h"
 #include "krylov.h"
 #include "linear_solver.h"
+#include "schwarz.h"
 
 namespace tamsi::internal {
 
@@ -26,6 +27,8 @@ struct IslandIterationData {
   const NewtonSystem& system;
   const IslandPartition& partition;
   const kernels::ThreadBudget& budget;
+  /// Each velocity's body: the connected components of M's graph (Schwarz subdomains are made of bodies).
+  const Components& bodies;
   /// The symmetric part M + h(W_nn + W_tt) on the Newton matrix's pattern (NewtonSystem::Assemble), when
   /// Options::newton_solve is kSymmetricPreconditioner under two-way coupling; empty otherwise.
   const Eigen::VectorXd& symmetric_values;
@@ -62,8 +65,9 @@ class IslandNewton {
   enum class Phase { kPrimalDual, kNewton, kSecant, kFinalNewton };
 
   /// `type`: the backend of the Newton matrix (not kAuto); `symmetric`: the matrix is SPD (one-way coupling);
-  /// `num_threads`: the threads its sparse Cholesky factorizations may use (MakeLinearSolver).
-  IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads);
+  /// `num_threads`: the threads its sparse Cholesky factorizations may use (MakeLinearSolver); `schwarz`: the
+  /// symmetric preconditioner is overlapping Schwarz rather than a Cholesky of S (Options::schwarz_threshold).
+  IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads, bool schwarz);
 
   /// Starts a new solve: not done, in the primal–dual or the Newton phase (Options::friction_newton).
   void Start(const Options& options);
@@ -78,6 +82,8 @@ class IslandNewton {
   void Iterate(const IslandIterationData& data);
 
   LinearSolverType type() const { return type_; }
+  /// Subdomains of the island's Schwarz preconditioner (0 when it has none, or before its first iteration).
+  int schwarz_subdomains() const { return schwarz_ ? schwarz_->num_subdomains() : 0; }
   Phase phase() const { return phase_; }
   bool done() const { return done_; }
   Status status() const { return status_; }
@@ -93,6 +99,11 @@ class IslandNewton {
   /// short) an exact factorization. False, with status_ set, when the linear solve fails.
   bool CalcSearchDirection(const IslandIterationData& data);
   bool SolveWithSymmetricPreconditioner(const IslandIterationData& data);
+  /// The symmetric preconditioner of this iteration's S: CHOLMOD's factorization, or Schwarz's subdomain
+  /// factorizations (analyzed on the island's first iteration). False when S (or a subdomain block) is not SPD.
+  bool FactorSymmetricPart(const IslandIterationData& data);
+  /// GMRES on the island's system, right-preconditioned by `precondition`, within `max_iterations`.
+  bool SolveWithGmres(const IslandIterationData& data, const Preconditioner& precondition, int max_iterations);
   bool SolveWithKeptFactorization(const IslandIterationData& data);
   bool SolveExactly();
   /// Δvn, Δvt of the island's contacts from Δv, and the residuals max ‖Δvt,i‖, max |Δvn,i|.
@@ -109,7 +120,10 @@ class IslandNewton {
   LinearSolverType type_;
   int num_threads_;
   std::unique_ptr<LinearSolver> linear_solver_;
-  std::unique_ptr<LinearSolver> symmetric_solver_;  // CHOLMOD on M + h(W_nn + W_tt), the preconditioner
+  std::unique_ptr<LinearSolver> symmetric_solver_;     // CHOLMOD on M + h(W_nn + W_tt), the preconditioner
+  std::unique_ptr<SchwarzPreconditioner> schwarz_;      // or overlapping Schwarz on it (large islands)
+  Gmres gmres_;
+  bool gmres_analyzed_{false};
   bool analyzed_{false};
   bool symmetric_analyzed_{false};
   bool factorized_{false};  // holds a numeric factorization (of this or an earlier matrix of the pattern)
@@ -122,7 +136,6 @@ class IslandNewton {
   // The island's view of the Newton system (local indices), and its part of the direction.
   CscView matrix_;
   Eigen::VectorXd values_, symmetric_values_, rhs_, dv_;
-  KrylovWorkspace krylov_;
   IslandIterationRecord record_;
 };
 

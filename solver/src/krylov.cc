@@ -1,76 +1,139 @@
 #include "krylov.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace tamsi::internal {
 namespace {
 
-/// y = A x for A in compressed columns.
-void Multiply(const CscView& A, const Eigen::VectorXd& x, Eigen::VectorXd* y) {
-  y->setZero(A.n);
-  for (int j = 0; j < A.n; ++j)
-    for (int p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) (*y)[A.row_index[p]] += A.values[p] * x[j];
-}
+/// Rows per chunk of the parallel vector operations; fixed, so sums do not depend on the thread count.
+constexpr int kChunk = 4096;
+
+int NumChunks(Eigen::Index n) { return static_cast<int>((n + kChunk - 1) / kChunk); }
 
 }  // namespace
 
-bool SolveWithKrylov(const CscView& A, LinearSolver& factorization, int max_iterations, double tolerance,
-                     const Eigen::VectorXd& b, Eigen::VectorXd* x, int* iterations, KrylovWorkspace* ws) {
+void Gmres::Analyze(const CscView& A) {
+  transpose_.resize(A.col_ptr[A.n]);
+  // Columns are visited in increasing order, so the entries (j, i) of column i are met in the order they are stored.
+  std::vector<int> next(A.col_ptr, A.col_ptr + A.n);
+  for (int j = 0; j < A.n; ++j)
+    for (int p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) transpose_[p] = next[A.row_index[p]]++;
+}
+
+void Gmres::Multiply(const kernels::ThreadBudget& budget, const CscView& A, const Eigen::VectorXd& x,
+                     Eigen::VectorXd* y) {
+  y->resize(A.n);
+  // Row i of A holds the entries whose transposes are column i (the pattern is symmetric).
+  budget.For(A.n, kChunk, [&](int begin, int end) {
+    for (int i = begin; i < end; ++i) {
+      double sum = 0.0;
+      for (int p = A.col_ptr[i]; p < A.col_ptr[i + 1]; ++p) sum += A.values[transpose_[p]] * x[A.row_index[p]];
+      (*y)[i] = sum;
+    }
+  });
+}
+
+void Gmres::Orthogonalize(const kernels::ThreadBudget& budget, int k, Eigen::VectorXd* h) {
+  const Eigen::Index n = w_.size();
+  const int chunks = NumChunks(n);
+  budget.For(chunks, 1, [&](int begin, int end) {
+    for (int c = begin; c < end; ++c) {
+      const Eigen::Index first = Eigen::Index{c} * kChunk, rows = std::min<Eigen::Index>(kChunk, n - first);
+      partial_.col(c).head(k).noalias() = basis_.block(first, 0, rows, k).transpose() * w_.segment(first, rows);
+    }
+  });
+  h->head(k).setZero();
+  for (int c = 0; c < chunks; ++c) h->head(k) += partial_.col(c).head(k);
+  budget.For(chunks, 1, [&](int begin, int end) {
+    for (int c = begin; c < end; ++c) {
+      const Eigen::Index first = Eigen::Index{c} * kChunk, rows = std::min<Eigen::Index>(kChunk, n - first);
+      w_.segment(first, rows).noalias() -= basis_.block(first, 0, rows, k) * h->head(k);
+    }
+  });
+}
+
+double Gmres::Norm(const kernels::ThreadBudget& budget, const Eigen::VectorXd& x) {
+  const Eigen::Index n = x.size();
+  const int chunks = NumChunks(n);
+  budget.For(chunks, 1, [&](int begin, int end) {
+    for (int c = begin; c < end; ++c) {
+      const Eigen::Index first = Eigen::Index{c} * kChunk;
+      partial_(0, c) = x.segment(first, std::min<Eigen::Index>(kChunk, n - first)).squaredNorm();
+    }
+  });
+  double sum = 0.0;
+  for (int c = 0; c < chunks; ++c) sum += partial_(0, c);
+  return std::sqrt(sum);
+}
+
+bool Gmres::Solve(const kernels::ThreadBudget& budget, const CscView& A, const Preconditioner& precondition,
+                  int max_iterations, double tolerance, const Eigen::VectorXd& b, Eigen::VectorXd* x,
+                  int* iterations) {
   const int n = A.n;
   const int m = max_iterations;
-  ws->basis.resize(n, m + 1);
-  ws->hessenberg.resize(m + 1, m);
-  ws->cosines.resize(m);
-  ws->sines.resize(m);
-  ws->g.setZero(m + 1);
+  basis_.resize(n, m + 1);
+  hessenberg_.resize(m + 1, m);
+  partial_.resize(m + 1, NumChunks(n));
+  cosines_.resize(m);
+  sines_.resize(m);
+  h_.resize(m + 1);
+  h2_.resize(m + 1);
+  g_.setZero(m + 1);
   x->setZero(n);
   *iterations = 0;
-  const double beta = b.norm();
+  const double beta = Norm(budget, b);
   if (!(beta > 0.0)) return std::isfinite(beta);
-  ws->basis.col(0) = b / beta;
-  ws->g[0] = beta;
+  basis_.col(0) = b / beta;
+  g_[0] = beta;
   int k = 0;  // Krylov dimension reached
   bool converged = false;
   while (k < m && !converged) {
-    // w = A P⁻¹ vₖ, orthogonalized against v₀ … vₖ.
-    ws->v = ws->basis.col(k);
-    if (!factorization.Solve(ws->v, &ws->z, nullptr)) return false;
-    Multiply(A, ws->z, &ws->w);
-    for (int i = 0; i <= k; ++i) {
-      ws->hessenberg(i, k) = ws->w.dot(ws->basis.col(i));
-      ws->w -= ws->hessenberg(i, k) * ws->basis.col(i);
-    }
-    const double norm = ws->w.norm();
-    ws->hessenberg(k + 1, k) = norm;
-    if (norm > 0.0) ws->basis.col(k + 1) = ws->w / norm;
+    // w = A P⁻¹ vₖ, orthogonalized twice against v₀ … vₖ (CGS2).
+    v_ = basis_.col(k);
+    if (!precondition(v_, &z_)) return false;
+    Multiply(budget, A, z_, &w_);
+    Orthogonalize(budget, k + 1, &h_);
+    Orthogonalize(budget, k + 1, &h2_);
+    hessenberg_.col(k).head(k + 1) = h_.head(k + 1) + h2_.head(k + 1);
+    const double norm = Norm(budget, w_);
+    hessenberg_(k + 1, k) = norm;
+    if (norm > 0.0) basis_.col(k + 1) = w_ / norm;
     // Previous rotations on the new column, then the rotation that zeroes its subdiagonal entry.
     for (int i = 0; i < k; ++i) {
-      const double a = ws->hessenberg(i, k), c = ws->hessenberg(i + 1, k);
-      ws->hessenberg(i, k) = ws->cosines[i] * a + ws->sines[i] * c;
-      ws->hessenberg(i + 1, k) = -ws->sines[i] * a + ws->cosines[i] * c;
+      const double a = hessenberg_(i, k), c = hessenberg_(i + 1, k);
+      hessenberg_(i, k) = cosines_[i] * a + sines_[i] * c;
+      hessenberg_(i + 1, k) = -sines_[i] * a + cosines_[i] * c;
     }
-    const double a = ws->hessenberg(k, k), c = ws->hessenberg(k + 1, k);
+    const double a = hessenberg_(k, k), c = hessenberg_(k + 1, k);
     const double r = std::hypot(a, c);
-    ws->cosines[k] = r > 0.0 ? a / r : 1.0;
-    ws->sines[k] = r > 0.0 ? c / r : 0.0;
-    ws->hessenberg(k, k) = r;
-    ws->hessenberg(k + 1, k) = 0.0;
-    ws->g[k + 1] = -ws->sines[k] * ws->g[k];
-    ws->g[k] *= ws->cosines[k];
+    cosines_[k] = r > 0.0 ? a / r : 1.0;
+    sines_[k] = r > 0.0 ? c / r : 0.0;
+    hessenberg_(k, k) = r;
+    hessenberg_(k + 1, k) = 0.0;
+    g_[k + 1] = -sines_[k] * g_[k];
+    g_[k] *= cosines_[k];
     ++k;
     // |g_k| is the residual norm of the least-squares solution; a zero subdiagonal means the solution is exact.
-    converged = std::abs(ws->g[k]) <= tolerance * beta || norm == 0.0;
+    converged = std::abs(g_[k]) <= tolerance * beta || norm == 0.0;
   }
   *iterations = k;
   // y = R⁻¹ g (back substitution), x = P⁻¹ V y.
-  ws->y.resize(m);
+  y_.resize(m);
   for (int i = k - 1; i >= 0; --i) {
-    double sum = ws->g[i];
-    for (int j = i + 1; j < k; ++j) sum -= ws->hessenberg(i, j) * ws->y[j];
-    ws->y[i] = sum / ws->hessenberg(i, i);
+    double sum = g_[i];
+    for (int j = i + 1; j < k; ++j) sum -= hessenberg_(i, j) * y_[j];
+    y_[i] = sum / hessenberg_(i, i);
   }
-  ws->w.noalias() = ws->basis.leftCols(k) * ws->y.head(k);
-  if (!factorization.Solve(ws->w, x, nullptr)) return false;
+  const int chunks = NumChunks(n);
+  w_.resize(n);
+  budget.For(chunks, 1, [&](int begin, int end) {
+    for (int c = begin; c < end; ++c) {
+      const Eigen::Index first = Eigen::Index{c} * kChunk, rows = std::min<Eigen::Index>(kChunk, n - first);
+      w_.segment(first, rows).noalias() = basis_.block(first, 0, rows, k) * y_.head(k);
+    }
+  });
+  if (!precondition(w_, x)) return false;
   return converged && x->allFinite();
 }
 

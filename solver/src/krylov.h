@@ -1,26 +1,46 @@
 #pragma once
 /// @file
-/// Internal: preconditioned GMRES, for Options::newton_solve (kReuseFactorization, kSymmetricPreconditioner).
+/// Internal: right-preconditioned GMRES, for Options::newton_solve (kReuseFactorization, kSymmetricPreconditioner).
+
+#include <tamsi/kernels/parallel.h>
 
 #include <Eigen/Core>
+#include <functional>
+#include <vector>
 
 #include "linear_solver.h"
 
 namespace tamsi::internal {
 
-/// The Krylov basis and the least-squares problem of SolveWithKrylov, kept by the caller: solves of one size and
-/// iteration budget after the first allocate nothing.
-struct KrylovWorkspace {
-  Eigen::MatrixXd basis;       // n × (m + 1): the orthonormal Krylov vectors
-  Eigen::MatrixXd hessenberg;  // (m + 1) × m, reduced to upper triangular by the Givens rotations
-  Eigen::VectorXd cosines, sines, g, y, v, w, z;
-};
+/// z = P⁻¹ r for a preconditioner P close to A; false when it fails.
+using Preconditioner = std::function<bool(const Eigen::VectorXd& r, Eigen::VectorXd* z)>;
 
-/// Solves A x = b by GMRES, right-preconditioned by `factorization` (a numeric factorization of a matrix close to A:
-/// an earlier matrix of A's pattern, or A's symmetric part), from x = 0, without restarts within `max_iterations`,
-/// modified Gram–Schmidt. True when the true residual ‖b − A x‖ ≤ tolerance ‖b‖ was met (right preconditioning
-/// makes the monitored residual the true one). `iterations`: matrix–vector products done (≥ 1).
-bool SolveWithKrylov(const CscView& A, LinearSolver& factorization, int max_iterations, double tolerance,
-                     const Eigen::VectorXd& b, Eigen::VectorXd* x, int* iterations, KrylovWorkspace* workspace);
+/// GMRES on A x = b from x = 0, right-preconditioned, without restarts, classical Gram–Schmidt with one
+/// reorthogonalization (CGS2: as stable as modified Gram–Schmidt, and two block products per iteration instead of k
+/// dependent dot products). Products with A run by rows and every reduction sums fixed chunks of rows in a fixed
+/// order, in parallel over the thread budget: x is bitwise identical for any thread count. Keeps its basis and the
+/// pattern's transpose map: solves of one pattern, size and budget after the first allocate nothing.
+class Gmres {
+ public:
+  /// Where each entry's transpose lies in A's pattern (compressed columns, symmetric pattern, sorted rows), so
+  /// that y = A x runs by rows. Kept while the pattern holds.
+  void Analyze(const CscView& A);
+  /// True when the true residual ‖b − A x‖ ≤ tolerance ‖b‖ was met within `max_iterations` (right preconditioning
+  /// makes the monitored residual the true one). `iterations`: products with A done (≥ 1 unless b = 0).
+  bool Solve(const kernels::ThreadBudget& budget, const CscView& A, const Preconditioner& precondition,
+             int max_iterations, double tolerance, const Eigen::VectorXd& b, Eigen::VectorXd* x, int* iterations);
+
+ private:
+  void Multiply(const kernels::ThreadBudget& budget, const CscView& A, const Eigen::VectorXd& x, Eigen::VectorXd* y);
+  /// h[0, k) = Vᵀ w and w ← w − V h for V, the first k basis vectors; h has at least k entries.
+  void Orthogonalize(const kernels::ThreadBudget& budget, int k, Eigen::VectorXd* h);
+  double Norm(const kernels::ThreadBudget& budget, const Eigen::VectorXd& x);
+
+  std::vector<int> transpose_;  // entry p = (i, j) → the index of (j, i)
+  Eigen::MatrixXd basis_;       // n × (m + 1): the orthonormal Krylov vectors
+  Eigen::MatrixXd hessenberg_;  // (m + 1) × m, reduced to upper triangular by the Givens rotations
+  Eigen::MatrixXd partial_;     // (m + 1) × chunks: per-chunk partial products
+  Eigen::VectorXd cosines_, sines_, g_, y_, h_, h2_, v_, w_, z_;
+};
 
 }  // namespace tamsi::internal

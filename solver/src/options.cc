@@ -91,6 +91,12 @@ bool Options::IsValid(std::string* error) const {
     os << "Options.krylov_tolerance: must be in (0, 1), got " << krylov_tolerance;
   } else if (max_krylov_iterations < 1) {
     os << "Options.max_krylov_iterations: must be ≥ 1, got " << max_krylov_iterations;
+  } else if (schwarz_threshold < 1) {
+    os << "Options.schwarz_threshold: must be ≥ 1 velocity, got " << schwarz_threshold;
+  } else if (schwarz_part_bodies < 1) {
+    os << "Options.schwarz_part_bodies: must be ≥ 1, got " << schwarz_part_bodies;
+  } else if (max_schwarz_krylov_iterations < 1) {
+    os << "Options.max_schwarz_krylov_iterations: must be ≥ 1, got " << max_schwarz_krylov_iterations;
   } else if (dense_threshold < 0) {
     os << "Options.dense_threshold: must be ≥ 0, got " << dense_threshold;
   } else if (linear_solver == LinearSolverType::kCholmod && coupling == Coupling::kTwoWay) {

@@ -50,6 +50,7 @@ std::string Summary::FullReport() const {
   out += Format("  %-28s %d symbolic, %d numeric\n", "factorizations", symbolic_factorizations, numeric_factorizations);
   out += Format("  %-28s %d of %d Newton systems (%.0f %%), %d iterations\n", "solved by GMRES", krylov_solves,
                 newton_systems, newton_systems ? 100.0 * krylov_solves / newton_systems : 0.0, krylov_iterations);
+  out += Format("  %-28s %d islands, %d subdomains\n", "Schwarz preconditioner", schwarz_islands, schwarz_subdomains);
   out += Format("  %-28s %d\n", "stick/slip transitions", stick_slip_transitions);
   out += "  time (ms)\n";
   const std::pair<const char*, double> phases[] = {{"residual and forces", time_residual},

@@ -94,6 +94,7 @@ struct TamsiSolver::Impl {
   internal::MassFactorization mass;  // M's factorization (CalcMassFactorization)
   bool mass_analyzed{false};
   internal::IslandPartition partition;
+  internal::Components bodies;  // the connected components of M's graph (NewtonSystem::mass_matrix)
   std::vector<internal::IslandNewton> islands;
   Eigen::VectorXd v, vt_first, dv, dvn, dvt, symmetric_values;
   bool has_vt_first{false};                          // vt_first holds this solve's first iterate's vt
@@ -126,6 +127,9 @@ void TamsiSolver::Impl::CalcStructure(const ContactProblem& problem, const Optio
     system = std::make_unique<NewtonSystem>(problem, two_way, o.stiction_tolerance, o.regularization, budget);
   if (!s->structure_reused) {
     partition = internal::FindIslands(system->pattern(), system->contact_jacobian(), o.use_islands);
+    SparseMatrix M = system->mass_matrix();  // a compressed copy: a caller's M may be uncompressed
+    M.makeCompressed();
+    bodies = internal::FindComponents(static_cast<int>(M.cols()), M.outerIndexPtr(), M.innerIndexPtr());
     islands.clear();
     islands.reserve(partition.num_islands);
     for (int k = 0; k < partition.num_islands; ++k) {
@@ -137,7 +141,9 @@ void TamsiSolver::Impl::CalcStructure(const ContactProblem& problem, const Optio
       }
       // An island holding most of the velocities is factored with the whole budget; smaller ones run in parallel.
       const bool dominant = 2 * partition.num_velocities(k) > system->pattern().size();
-      islands.emplace_back(k, type, /*symmetric=*/!two_way, dominant ? budget.num_threads() : 1);
+      const bool schwarz = two_way && o.newton_solve == NewtonSolve::kSymmetricPreconditioner &&
+                           type != LinearSolverType::kDense && partition.num_velocities(k) >= o.schwarz_threshold;
+      islands.emplace_back(k, type, /*symmetric=*/!two_way, dominant ? budget.num_threads() : 1, schwarz);
     }
   }
   s->newton_matrix_nnz = system->pattern().nnz();
@@ -274,6 +280,10 @@ Status TamsiSolver::Impl::Finish(Status status, Clock::time_point start, const O
   result->fn = system->fn();
   result->ft = system->ft();
   system->CalcConstraintForces(v, &result->constraint_forces, &s.max_constraint_violation);
+  for (const internal::IslandNewton& island : islands) {
+    s.schwarz_islands += island.schwarz_subdomains() > 0;
+    s.schwarz_subdomains += island.schwarz_subdomains();
+  }
   s.status = status;
   s.time_total = Seconds(start);
   return status;
@@ -314,7 +324,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
                   [](const internal::IslandNewton& island) { return island.type() != LinearSolverType::kDense; });
   if (!symmetric_preconditioner) w.symmetric_values.resize(0);
   NewtonSystem& system = *w.system;
-  const internal::IslandIterationData data{o,   system, w.partition, w.budget, w.symmetric_values,
+  const internal::IslandIterationData data{o,   system, w.partition, w.budget, w.bodies, w.symmetric_values,
                                            w.v, w.dv,   w.dvn,       w.dvt,    w.dual};
 
   for (int iteration = 0; iteration < o.max_iterations; ++iteration) {

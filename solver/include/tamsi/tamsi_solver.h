@@ -31,11 +31,14 @@ enum class NewtonSolve {
   /// while the pattern holds; refactor when GMRES misses krylov_tolerance within max_krylov_iterations or needed
   /// more than half of them.
   kReuseFactorization,
-  /// Two-way: GMRES preconditioned by a fresh Cholesky (CHOLMOD) of the Newton matrix's symmetric part
-  /// M + h(W_nn + W_tt), i.e. eq. 23 without W_tn (NewtonSystem::Assemble). W_tn is small against
-  /// that part, so GMRES needs a few iterations, and the Cholesky costs a fraction of the LU of eq. 23 (3.4 vs
-  /// 12 ms for a 3,000-velocity pile island). An iteration whose symmetric part is not positive definite, or whose
-  /// GMRES misses krylov_tolerance within max_krylov_iterations, is solved by the exact factorization instead.
+  /// Two-way: GMRES preconditioned by the Newton matrix's symmetric part S = M + h(W_nn + W_tt), i.e. eq. 23
+  /// without W_tn (NewtonSystem::Assemble). W_tn is small against S, so GMRES needs a few iterations. Islands below
+  /// schwarz_threshold velocities factor S afresh with CHOLMOD every iteration (a fraction of the LU of eq. 23: 3.4
+  /// vs 12 ms for a 3,000-velocity pile island); larger ones approximate S⁻¹ by one-level overlapping Schwarz
+  /// (subdomains of schwarz_part_bodies bodies, each factored by CHOLMOD, in parallel), whose cost grows like the
+  /// island instead of like its Cholesky factor, with GMRES's budget max_schwarz_krylov_iterations. An iteration
+  /// whose S is not positive definite, or whose GMRES misses krylov_tolerance within its budget, is solved by the
+  /// exact factorization instead.
   /// One-way: as kExact (eq. 17 is symmetric already). The default: half the time of kExact per pile step or sliding
   /// tower (bench/README.md), and no allocation in tamsi's code at steady state (its GMRES workspace is kept).
   kSymmetricPreconditioner,
@@ -158,6 +161,13 @@ struct Options {
   /// piles while GMRES needs 55 % fewer iterations (7 → 3 per Newton iteration; bench/README.md).
   double krylov_tolerance{1e-3};
   int max_krylov_iterations{20};
+  /// kSymmetricPreconditioner, two-way: islands of at least this many velocities are preconditioned by one-level
+  /// overlapping Schwarz on S instead of a Cholesky of S, ≥ 1 (bench/README.md, "Big islands", for the crossover).
+  int schwarz_threshold{6000};
+  /// Schwarz: bodies (connected components of M's graph) per subdomain before one layer of overlap is added, ≥ 1.
+  int schwarz_part_bodies{32};
+  /// Schwarz: GMRES's iteration budget per Newton iteration, ≥ 1 (early Newton iterates of a pile need up to ~60).
+  int max_schwarz_krylov_iterations{80};
   /// kAuto uses the dense backend for systems (islands) of up to this many velocities.
   int dense_threshold{32};
   /// Thread budget for the parallel kernels; ≤ 0 means all hardware threads. Results are bitwise identical for any
@@ -213,6 +223,9 @@ struct Summary {
   int newton_systems{0};
   int krylov_solves{0};
   int krylov_iterations{0};
+  /// Islands preconditioned by overlapping Schwarz (Options::schwarz_threshold), and their subdomains.
+  int schwarz_islands{0};
+  int schwarz_subdomains{0};
   /// Seconds spent: evaluating contact forces and the residual; assembling the Newton matrix (and finding islands);
   /// symbolic analysis; numeric factorization; triangular solves (and GMRES); the line search (contact velocity
   /// changes, TALS, the exact search); and in total (wall clock). The per-island phases (symbolic, numeric, solve,

@@ -1,0 +1,78 @@
+#include "schwarz.h"
+
+#include <algorithm>
+
+namespace tamsi::internal {
+
+bool SchwarzPreconditioner::Analyze(const kernels::ThreadBudget& budget, const CscView& A,
+                                    const std::vector<int>& body, int num_bodies, int part_bodies,
+                                    std::string* message) {
+  subdomains_ = FindSubdomains(A, body, num_bodies, part_bodies);
+  blocks_.clear();
+  blocks_.resize(subdomains_.count);
+  budget.For(subdomains_.count, 1, [&](int begin, int end) {
+    for (int d = begin; d < end; ++d) {
+      Block& b = blocks_[d];
+      const int* first = subdomains_.velocities.data() + subdomains_.ptr[d];
+      const int* last = first + subdomains_.size(d);
+      b.col_ptr.assign(1, 0);
+      for (const int* j = first; j != last; ++j) {
+        for (int p = A.col_ptr[*j]; p < A.col_ptr[*j + 1]; ++p) {
+          const int* i = std::lower_bound(first, last, A.row_index[p]);
+          if (i == last || *i != A.row_index[p]) continue;
+          b.row_index.push_back(static_cast<int>(i - first));
+          b.source.push_back(p);
+        }
+        b.col_ptr.push_back(static_cast<int>(b.row_index.size()));
+      }
+      b.values.setZero(static_cast<Eigen::Index>(b.source.size()));
+      b.cholesky = MakeLinearSolver(LinearSolverType::kCholmod, /*symmetric=*/true, /*num_threads=*/1);
+      b.ok = b.cholesky->Analyze(CscView{subdomains_.size(d), b.col_ptr.data(), b.row_index.data(), b.values.data()},
+                                 &b.message);
+    }
+  });
+  return CollectStatus("analysis", message);
+}
+
+bool SchwarzPreconditioner::Factor(const kernels::ThreadBudget& budget, const CscView& S, std::string* message) {
+  budget.For(subdomains_.count, 1, [&](int begin, int end) {
+    for (int d = begin; d < end; ++d) {
+      Block& b = blocks_[d];
+      for (Eigen::Index e = 0; e < b.values.size(); ++e) b.values[e] = S.values[b.source[e]];
+      b.ok = b.cholesky->Factor(CscView{subdomains_.size(d), b.col_ptr.data(), b.row_index.data(), b.values.data()},
+                                &b.message);
+    }
+  });
+  return CollectStatus("factorization", message);
+}
+
+bool SchwarzPreconditioner::Apply(const kernels::ThreadBudget& budget, const Eigen::VectorXd& r,
+                                  Eigen::VectorXd* z) {
+  z->resize(r.size());
+  budget.For(subdomains_.count, 1, [&](int begin, int end) {
+    for (int d = begin; d < end; ++d) {
+      Block& b = blocks_[d];
+      const int n = subdomains_.size(d);
+      const int* velocities = subdomains_.velocities.data() + subdomains_.ptr[d];
+      const char* owned = subdomains_.owned.data() + subdomains_.ptr[d];
+      b.r.resize(n);
+      for (int a = 0; a < n; ++a) b.r[a] = r[velocities[a]];
+      b.ok = b.cholesky->Solve(b.r, &b.z, &b.message);
+      if (!b.ok) continue;
+      for (int a = 0; a < n; ++a)
+        if (owned[a]) (*z)[velocities[a]] = b.z[a];
+    }
+  });
+  return CollectStatus("solve", nullptr);
+}
+
+bool SchwarzPreconditioner::CollectStatus(const char* what, std::string* message) const {
+  for (int d = 0; d < subdomains_.count; ++d) {
+    if (blocks_[d].ok) continue;
+    if (message) *message = "Schwarz subdomain " + std::to_string(d) + " " + what + ": " + blocks_[d].message;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace tamsi::internal

@@ -1,0 +1,55 @@
+#pragma once
+/// @file
+/// Internal: one-level restricted additive Schwarz (Cai & Sarkis 1999) for the Newton systems of large islands.
+
+#include <tamsi/kernels/parallel.h>
+
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "linear_solver.h"
+#include "subdomains.h"
+
+namespace tamsi::internal {
+
+/// z = Σ_d R̃_dᵀ S_d⁻¹ R_d r: R_d restricts to subdomain d's velocities (FindSubdomains: parts of a few dozen bodies
+/// with one layer of overlap), R̃_d to the velocities d owns, and S_d = R_d S R_dᵀ, the subdomain's block of the
+/// symmetric part S = M + h(W_nn + W_tt) of the Newton matrix, is factored by CHOLMOD. It approximates S⁻¹ at a cost
+/// linear in the island's size (no factorization of the whole island), every subdomain independent of the others:
+/// analyses, factorizations and solves run in parallel over the thread budget, and each velocity of z is written by
+/// one subdomain, so z is bitwise identical for any thread count.
+class SchwarzPreconditioner {
+ public:
+  /// The subdomains of the n × n pattern `A` and the symbolic analyses of their blocks, kept while the pattern
+  /// holds. `body` (n): each velocity's body in [0, num_bodies); `part_bodies`: bodies per part (FindSubdomains).
+  bool Analyze(const kernels::ThreadBudget& budget, const CscView& A, const std::vector<int>& body, int num_bodies,
+               int part_bodies, std::string* message);
+  /// Numeric factorizations of the subdomain blocks of `S` (on the analyzed pattern). False, naming the subdomain,
+  /// when one is not positive definite.
+  bool Factor(const kernels::ThreadBudget& budget, const CscView& S, std::string* message);
+  /// z = Σ_d R̃_dᵀ S_d⁻¹ R_d r with the last factorizations.
+  bool Apply(const kernels::ThreadBudget& budget, const Eigen::VectorXd& r, Eigen::VectorXd* z);
+
+  int num_subdomains() const { return subdomains_.count; }
+  const Subdomains& subdomains() const { return subdomains_; }
+
+ private:
+  /// S_d in compressed columns (local indices) with each entry's index in S's values, its factorization, and the
+  /// restricted right-hand side and solution.
+  struct Block {
+    std::vector<int> col_ptr, row_index, source;
+    Eigen::VectorXd values, r, z;
+    std::unique_ptr<LinearSolver> cholesky;
+    bool ok{false};
+    std::string message;
+  };
+  /// The first failed block's message, prefixed with its subdomain; false when any block failed.
+  bool CollectStatus(const char* what, std::string* message) const;
+
+  Subdomains subdomains_;
+  std::vector<Block> blocks_;
+};
+
+}  // namespace tamsi::internal

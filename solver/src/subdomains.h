@@ -1,0 +1,29 @@
+#pragma once
+/// @file
+/// Internal: the overlapping subdomains of one island for one-level Schwarz (SchwarzPreconditioner). Bodies (the
+/// connected components of M's graph: a free body's 6 velocities, a whole articulated robot) are split into parts
+/// of at most a given number of bodies by recursive bisection of the body graph (bodies joined by an entry of the
+/// Newton matrix, i.e. by a contact or a constraint), and each part is extended by one layer of the bodies it
+/// touches. Needs no geometry, and depends on nothing but the pattern: the same for any thread count.
+
+#include <vector>
+
+#include "linear_solver.h"
+
+namespace tamsi::internal {
+
+struct Subdomains {
+  int count{0};
+  /// Subdomain → its velocities (sorted local indices of A), compressed-row form; owned[e]: entry e's velocity
+  /// belongs to the subdomain's own part (every velocity is owned by exactly one subdomain; the rest is overlap).
+  std::vector<int> ptr{0}, velocities;
+  std::vector<char> owned;
+
+  int size(int d) const { return ptr[d + 1] - ptr[d]; }
+};
+
+/// Subdomains of the n × n pattern `A` (compressed columns, symmetric pattern). `body[j]` ∈ [0, num_bodies): the
+/// body of velocity j; `part_bodies` ≥ 1: the most bodies per part before the overlap is added.
+Subdomains FindSubdomains(const CscView& A, const std::vector<int>& body, int num_bodies, int part_bodies);
+
+}  // namespace tamsi::internal
