@@ -31,6 +31,10 @@ void AddIterationOptions(CLI::App* cmd, Options* options) {
                   "instead of a Cholesky (default " +
                       std::to_string(options->schwarz_threshold) + ")")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--schwarz-part-bodies", options->schwarz_part_bodies,
+                  "Schwarz: bodies per subdomain before its layer of overlap (default " +
+                      std::to_string(options->schwarz_part_bodies) + ")")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--no-secant-safeguard{false}", options->secant_safeguard,
                 "Tangent iteration: the paper's Newton matrix in every iteration (no secant phase after cut steps)");
 }

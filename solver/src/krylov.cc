@@ -24,11 +24,11 @@ void Gmres::Analyze(const CscView& A) {
 void Gmres::Multiply(const kernels::ThreadBudget& budget, const CscView& A, const Eigen::VectorXd& x,
                      Eigen::VectorXd* y) {
   y->resize(A.n);
-  // Row i of A holds the entries whose transposes are column i (the pattern is symmetric).
+  // Row i of A: the pattern of column i (symmetric) with the values of Aᵀ.
   budget.For(A.n, kChunk, [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
       double sum = 0.0;
-      for (int p = A.col_ptr[i]; p < A.col_ptr[i + 1]; ++p) sum += A.values[transpose_[p]] * x[A.row_index[p]];
+      for (int p = A.col_ptr[i]; p < A.col_ptr[i + 1]; ++p) sum += row_values_[p] * x[A.row_index[p]];
       (*y)[i] = sum;
     }
   });
@@ -82,6 +82,11 @@ bool Gmres::Solve(const kernels::ThreadBudget& budget, const CscView& A, const P
   g_.setZero(m + 1);
   x->setZero(n);
   *iterations = 0;
+  // Aᵀ's values in A's order (one gather per solve), so that every product below streams through memory.
+  row_values_.resize(A.col_ptr[n]);
+  budget.For(A.col_ptr[n], kChunk, [&](int begin, int end) {
+    for (int p = begin; p < end; ++p) row_values_[p] = A.values[transpose_[p]];
+  });
   const double beta = Norm(budget, b);
   if (!(beta > 0.0)) return std::isfinite(beta);
   basis_.col(0) = b / beta;

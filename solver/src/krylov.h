@@ -37,6 +37,7 @@ class Gmres {
   double Norm(const kernels::ThreadBudget& budget, const Eigen::VectorXd& x);
 
   std::vector<int> transpose_;  // entry p = (i, j) → the index of (j, i)
+  std::vector<double> row_values_;  // A's values in Aᵀ's order: row i of A at column i's entries
   Eigen::MatrixXd basis_;       // n × (m + 1): the orthonormal Krylov vectors
   Eigen::MatrixXd hessenberg_;  // (m + 1) × m, reduced to upper triangular by the Givens rotations
   Eigen::MatrixXd partial_;     // (m + 1) × chunks: per-chunk partial products

@@ -8,6 +8,14 @@ bool SchwarzPreconditioner::Analyze(const kernels::ThreadBudget& budget, const C
                                     const std::vector<int>& body, int num_bodies, int part_bodies,
                                     std::string* message) {
   subdomains_ = FindSubdomains(A, body, num_bodies, part_bodies);
+  const std::vector<int>& velocities = subdomains_.velocities;
+  copies_ptr_.assign(A.n + 1, 0);
+  for (int i : velocities) ++copies_ptr_[i + 1];
+  for (int i = 0; i < A.n; ++i) copies_ptr_[i + 1] += copies_ptr_[i];
+  copies_.resize(velocities.size());
+  std::vector<int> next(copies_ptr_.begin(), copies_ptr_.end() - 1);
+  for (int e = 0; e < static_cast<int>(velocities.size()); ++e) copies_[next[velocities[e]]++] = e;
+  local_solutions_.setZero(static_cast<Eigen::Index>(velocities.size()));
   blocks_.clear();
   blocks_.resize(subdomains_.count);
   budget.For(subdomains_.count, 1, [&](int begin, int end) {
@@ -48,22 +56,27 @@ bool SchwarzPreconditioner::Factor(const kernels::ThreadBudget& budget, const Cs
 
 bool SchwarzPreconditioner::Apply(const kernels::ThreadBudget& budget, const Eigen::VectorXd& r,
                                   Eigen::VectorXd* z) {
-  z->resize(r.size());
   budget.For(subdomains_.count, 1, [&](int begin, int end) {
     for (int d = begin; d < end; ++d) {
       Block& b = blocks_[d];
       const int n = subdomains_.size(d);
       const int* velocities = subdomains_.velocities.data() + subdomains_.ptr[d];
-      const char* owned = subdomains_.owned.data() + subdomains_.ptr[d];
       b.r.resize(n);
       for (int a = 0; a < n; ++a) b.r[a] = r[velocities[a]];
       b.ok = b.cholesky->Solve(b.r, &b.z, &b.message);
-      if (!b.ok) continue;
-      for (int a = 0; a < n; ++a)
-        if (owned[a]) (*z)[velocities[a]] = b.z[a];
+      if (b.ok) local_solutions_.segment(subdomains_.ptr[d], n) = b.z;
     }
   });
-  return CollectStatus("solve", nullptr);
+  if (!CollectStatus("solve", nullptr)) return false;
+  z->resize(r.size());
+  budget.For(static_cast<int>(r.size()), 4096, [&](int begin, int end) {
+    for (int i = begin; i < end; ++i) {
+      double sum = 0.0;
+      for (int c = copies_ptr_[i]; c < copies_ptr_[i + 1]; ++c) sum += local_solutions_[copies_[c]];
+      (*z)[i] = sum;
+    }
+  });
+  return true;
 }
 
 bool SchwarzPreconditioner::CollectStatus(const char* what, std::string* message) const {

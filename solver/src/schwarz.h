@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Internal: one-level restricted additive Schwarz (Cai & Sarkis 1999) for the Newton systems of large islands.
+/// Internal: one-level additive overlapping Schwarz for the Newton systems of large islands.
 
 #include <tamsi/kernels/parallel.h>
 
@@ -14,12 +14,14 @@
 
 namespace tamsi::internal {
 
-/// z = Σ_d R̃_dᵀ S_d⁻¹ R_d r: R_d restricts to subdomain d's velocities (FindSubdomains: parts of a few dozen bodies
-/// with one layer of overlap), R̃_d to the velocities d owns, and S_d = R_d S R_dᵀ, the subdomain's block of the
-/// symmetric part S = M + h(W_nn + W_tt) of the Newton matrix, is factored by CHOLMOD. It approximates S⁻¹ at a cost
-/// linear in the island's size (no factorization of the whole island), every subdomain independent of the others:
-/// analyses, factorizations and solves run in parallel over the thread budget, and each velocity of z is written by
-/// one subdomain, so z is bitwise identical for any thread count.
+/// z = Σ_d R_dᵀ S_d⁻¹ R_d r: R_d restricts to subdomain d's velocities (FindSubdomains: parts of a few dozen bodies
+/// with one layer of overlap), and S_d = R_d S R_dᵀ, the subdomain's block of the symmetric part
+/// S = M + h(W_nn + W_tt) of the Newton matrix, is factored by CHOLMOD. It approximates S⁻¹ (SPD, like S) at a cost
+/// linear in the island's size, without factoring the whole island. Additive rather than restricted (each velocity
+/// taken from the subdomain that owns it): on dumped pile steps the restricted variant needed 2–4× the GMRES
+/// iterations (bench/README.md, "Big islands"). Analyses, factorizations and solves run in parallel over the thread
+/// budget, one subdomain per task; each z entry sums its subdomains' values in subdomain order, so z is bitwise
+/// identical for any thread count.
 class SchwarzPreconditioner {
  public:
   /// The subdomains of the n × n pattern `A` and the symbolic analyses of their blocks, kept while the pattern
@@ -29,7 +31,7 @@ class SchwarzPreconditioner {
   /// Numeric factorizations of the subdomain blocks of `S` (on the analyzed pattern). False, naming the subdomain,
   /// when one is not positive definite.
   bool Factor(const kernels::ThreadBudget& budget, const CscView& S, std::string* message);
-  /// z = Σ_d R̃_dᵀ S_d⁻¹ R_d r with the last factorizations.
+  /// z = Σ_d R_dᵀ S_d⁻¹ R_d r with the last factorizations.
   bool Apply(const kernels::ThreadBudget& budget, const Eigen::VectorXd& r, Eigen::VectorXd* z);
 
   int num_subdomains() const { return subdomains_.count; }
@@ -50,6 +52,10 @@ class SchwarzPreconditioner {
 
   Subdomains subdomains_;
   std::vector<Block> blocks_;
+  /// Velocity → the entries of subdomains_.velocities that hold it (in subdomain order), compressed-row form; and
+  /// every subdomain's S_d⁻¹ R_d r at its entries.
+  std::vector<int> copies_ptr_, copies_;
+  Eigen::VectorXd local_solutions_;
 };
 
 }  // namespace tamsi::internal

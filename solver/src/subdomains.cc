@@ -111,8 +111,8 @@ Subdomains FindSubdomains(const CscView& A, const std::vector<int>& body, int nu
   const Groups velocities_of = GroupBy(body, num_bodies);
   const Groups graph = MakeBodyGraph(A, body, velocities_of);
   Subdomains s;
-  const std::vector<int> part = BisectBodies(graph, part_bodies, &s.count);
-  const Groups bodies_of = GroupBy(part, s.count);
+  s.part = BisectBodies(graph, part_bodies, &s.count);
+  const Groups bodies_of = GroupBy(s.part, s.count);
   std::vector<int> added(num_bodies, -1), members;
   for (int d = 0; d < s.count; ++d) {
     // The part's bodies and every body they touch, then their velocities in increasing order.
@@ -132,7 +132,6 @@ Subdomains FindSubdomains(const CscView& A, const std::vector<int>& body, int nu
       s.velocities.insert(s.velocities.end(), velocities_of.items.begin() + velocities_of.ptr[b],
                           velocities_of.items.begin() + velocities_of.ptr[b + 1]);
     std::sort(s.velocities.begin() + first, s.velocities.end());
-    for (size_t e = first; e < s.velocities.size(); ++e) s.owned.push_back(part[body[s.velocities[e]]] == d);
     s.ptr.push_back(static_cast<int>(s.velocities.size()));
   }
   return s;

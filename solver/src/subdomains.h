@@ -14,10 +14,11 @@ namespace tamsi::internal {
 
 struct Subdomains {
   int count{0};
-  /// Subdomain → its velocities (sorted local indices of A), compressed-row form; owned[e]: entry e's velocity
-  /// belongs to the subdomain's own part (every velocity is owned by exactly one subdomain; the rest is overlap).
+  /// Subdomain → its velocities (sorted local indices of A), compressed-row form: its part's bodies and the bodies
+  /// they touch.
   std::vector<int> ptr{0}, velocities;
-  std::vector<char> owned;
+  /// Body → its part (the subdomain it belongs to before the overlap is added).
+  std::vector<int> part;
 
   int size(int d) const { return ptr[d + 1] - ptr[d]; }
 };

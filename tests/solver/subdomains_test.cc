@@ -44,35 +44,34 @@ CscView View(const Pattern& A) {
   return CscView{static_cast<int>(A.cols()), A.outerIndexPtr(), A.innerIndexPtr(), A.valuePtr()};
 }
 
-TEST(Subdomains, EveryVelocityIsOwnedOnceAndEachPartIsExtendedByItsNeighbours) {
+TEST(Subdomains, PartsCoverEveryBodyOnceAndEachSubdomainIsItsPartWithItsNeighbours) {
   for (int part_bodies : {1, 7, 32, 1000}) {
     SCOPED_TRACE(part_bodies);
     std::vector<int> body;
     const Pattern A = BodyPattern(500, 3, 1, &body);
     const Subdomains s = FindSubdomains(View(A), body, 500, part_bodies);
     ASSERT_EQ(s.ptr.size(), static_cast<size_t>(s.count + 1));
-    EXPECT_GE(s.count, (500 + part_bodies - 1) / part_bodies);
-    std::vector<int> owner(A.cols(), -1);
-    for (int d = 0; d < s.count; ++d) {
-      const auto first = s.velocities.begin() + s.ptr[d], last = s.velocities.begin() + s.ptr[d + 1];
-      EXPECT_TRUE(std::is_sorted(first, last));
-      std::set<int> owned_bodies;
-      for (int e = s.ptr[d]; e < s.ptr[d + 1]; ++e) {
-        if (!s.owned[e]) continue;
-        EXPECT_EQ(owner[s.velocities[e]], -1) << "velocity " << s.velocities[e] << " owned twice";
-        owner[s.velocities[e]] = d;
-        owned_bodies.insert(body[s.velocities[e]]);
-      }
-      EXPECT_GE(static_cast<int>(owned_bodies.size()), 1);
-      EXPECT_LE(static_cast<int>(owned_bodies.size()), part_bodies);
-      // One layer of overlap: every velocity coupled in A to an owned velocity is in the subdomain, whole bodies.
-      for (int e = s.ptr[d]; e < s.ptr[d + 1]; ++e) {
-        if (!s.owned[e]) continue;
-        for (Pattern::InnerIterator it(A, s.velocities[e]); it; ++it)
-          EXPECT_TRUE(std::binary_search(first, last, static_cast<int>(it.row())));
-      }
+    ASSERT_EQ(s.part.size(), 500u);
+    std::vector<int> bodies_in_part(s.count, 0);
+    for (int p : s.part) {
+      ASSERT_GE(p, 0);
+      ASSERT_LT(p, s.count);
+      ++bodies_in_part[p];
     }
-    EXPECT_EQ(std::count(owner.begin(), owner.end(), -1), 0);
+    for (int d = 0; d < s.count; ++d) {
+      EXPECT_GE(bodies_in_part[d], 1);
+      EXPECT_LE(bodies_in_part[d], part_bodies);
+      // Exactly the velocities of the part's bodies and of every body coupled to them in A (one layer of overlap).
+      std::set<int> expected;
+      for (int j = 0; j < A.cols(); ++j) {
+        if (s.part[body[j]] != d) continue;
+        expected.insert(j);
+        for (Pattern::InnerIterator it(A, j); it; ++it)
+          for (int k = 0; k < 6; ++k) expected.insert(6 * body[it.row()] + k);
+      }
+      const std::vector<int> actual(s.velocities.begin() + s.ptr[d], s.velocities.begin() + s.ptr[d + 1]);
+      EXPECT_EQ(actual, std::vector<int>(expected.begin(), expected.end())) << "subdomain " << d;
+    }
   }
 }
 
@@ -82,8 +81,7 @@ TEST(Subdomains, PartsOfAConnectedBodyGraphAreBalanced) {
   const Subdomains s = FindSubdomains(View(A), body, 1024, 32);
   // Halving 1,024 bodies down to at most 32 gives 32 parts of exactly 32.
   ASSERT_EQ(s.count, 32);
-  for (int d = 0; d < s.count; ++d)
-    EXPECT_EQ(std::count(s.owned.begin() + s.ptr[d], s.owned.begin() + s.ptr[d + 1], 1), 32 * 6);
+  for (int d = 0; d < s.count; ++d) EXPECT_EQ(std::count(s.part.begin(), s.part.end(), d), 32);
 }
 
 }  // namespace
