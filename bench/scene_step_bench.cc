@@ -6,7 +6,9 @@
 // 3 = TAMSI two-way with factorization reuse (GMRES on kept factorizations), 4 = TAMSI one-way (CHOLMOD), 5 = TAMSI
 // primal–dual with an exact LU per iteration, 6 = the paper's iteration (eq. 16 tangent, TALS + exact line search,
 // secant safeguard) with an exact LU per iteration (the solver's defaults before the primal–dual iteration), 7 = TAMSI
-// with MuJoCo 2.2.2's own narrow phase (libccd's MPR) for sphere–cylinder pairs. Counters split each step
+// with MuJoCo 2.2.2's own narrow phase (libccd's MPR) for sphere–cylinder pairs, 8 = TAMSI's defaults with a Cholesky
+// of the symmetric part for every island (no Schwarz), 9 = TAMSI's defaults with overlapping Schwarz for every sparse
+// island (Options::schwarz_threshold; engine 0 picks between the two by island size). Counters split each step
 // into the front end (MuJoCo kinematics, collision, forces, assembly; for MuJoCo's engine: everything but its
 // constraint solver) and the solve, and TAMSI's solve into its phases.
 #include <benchmark/benchmark.h>
@@ -14,6 +16,7 @@
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -34,6 +37,8 @@ SimulatorOptions OptionsFor(int engine, const Scene& scene, int threads = 1) {
   if (engine == 6) options.solver.friction_newton = FrictionNewton::kTangent;
   if (engine == 4) options.solver.coupling = Coupling::kOneWay;
   if (engine == 7) options.narrow_phase = NarrowPhase::kMujoco;
+  if (engine == 8) options.solver.schwarz_threshold = std::numeric_limits<int>::max();
+  if (engine == 9) options.solver.schwarz_threshold = 1;
   options.mujoco_solver = engine == 1 ? mjSOL_NEWTON : engine == 2 ? mjSOL_CG : -1;
   options.contact = scene.contact;
   options.solver.stiction_tolerance = scene.stiction_tolerance;
@@ -42,7 +47,8 @@ SimulatorOptions OptionsFor(int engine, const Scene& scene, int threads = 1) {
 
 const char* EngineName(int engine) {
   static const char* const kNames[] = {"tamsi",        "mujoco_newton", "mujoco_cg",     "tamsi_reuse",
-                                       "tamsi_oneway", "tamsi_exact",   "tamsi_tangent", "tamsi_mpr"};
+                                       "tamsi_oneway", "tamsi_exact",   "tamsi_tangent", "tamsi_mpr",
+                                       "tamsi_cholesky", "tamsi_schwarz"};
   return kNames[engine];
 }
 
@@ -151,7 +157,7 @@ std::unique_ptr<Simulator>& CachedPile(int n, int engine, int threads) {
   return sim;
 }
 
-/// Arguments: N, engine (0–5, see the top), and the TAMSI thread budget (1 for MuJoCo, which is serial).
+/// Arguments: N, engine (see the top), and the TAMSI thread budget (1 for MuJoCo, which is serial).
 void BM_ClutterBinStep(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   const int engine = static_cast<int>(state.range(1));
@@ -180,14 +186,14 @@ void BM_ClutterBinStep(benchmark::State& state) {
 void PilesAndEngines(benchmark::internal::Benchmark* b) {
   b->ArgNames({"N", "engine", "threads"})->Unit(benchmark::kMillisecond);
   for (int n : {100, 500, 1000, 3000, 10000}) {
-    for (int engine : {0, 3, 4, 5, 6}) b->Args({n, engine, 1});
+    for (int engine : {0, 3, 4, 5, 6, 8, 9}) b->Args({n, engine, 1});
     // MuJoCo 2.2.2's own solvers: up to N = 1,000, where they stop with an error (their 32-bit buffers).
     if (n <= 1000)
       for (int engine : {1, 2}) b->Args({n, engine, 1});
     // TAMSI's thread scaling on the piles: 2, 4, … up to the hardware threads.
     for (int threads : bench::ThreadCounts())
       if (threads > 1 && n >= 500)
-        for (int engine : {0, 5}) b->Args({n, engine, threads});
+        for (int engine : {0, 5, 8, 9}) b->Args({n, engine, threads});
   }
 }
 BENCHMARK(BM_ClutterBinStep)->Apply(PilesAndEngines);

@@ -125,11 +125,11 @@ bool IslandNewton::SolveWithSymmetricPreconditioner(const IslandIterationData& d
   if (schwarz_) {
     return SolveWithGmres(
         data, [&](const Eigen::VectorXd& r, Eigen::VectorXd* z) { return schwarz_->Apply(data.budget, r, z); },
-        o.max_schwarz_krylov_iterations);
+        o.schwarz_krylov_tolerance, o.max_schwarz_krylov_iterations);
   }
   return SolveWithGmres(
       data, [&](const Eigen::VectorXd& r, Eigen::VectorXd* z) { return symmetric_solver_->Solve(r, z, nullptr); },
-      o.max_krylov_iterations);
+      o.krylov_tolerance, o.max_krylov_iterations);
 }
 
 bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
@@ -165,12 +165,12 @@ bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
 }
 
 bool IslandNewton::SolveWithGmres(const IslandIterationData& data, const Preconditioner& precondition,
-                                  int max_iterations) {
+                                  double tolerance, int max_iterations) {
   const Clock::time_point t = Clock::now();
   if (!gmres_analyzed_) gmres_.Analyze(matrix_);
   gmres_analyzed_ = true;
-  const bool solved = gmres_.Solve(data.budget, matrix_, precondition, max_iterations, data.options.krylov_tolerance,
-                                   rhs_, &dv_, &record_.krylov_iterations);
+  const bool solved =
+      gmres_.Solve(data.budget, matrix_, precondition, max_iterations, tolerance, rhs_, &dv_, &record_.krylov_iterations);
   record_.time_solve += Seconds(t);
   return solved;
 }
@@ -182,7 +182,7 @@ bool IslandNewton::SolveWithKeptFactorization(const IslandIterationData& data) {
   const Options& o = data.options;
   const bool solved = SolveWithGmres(
       data, [&](const Eigen::VectorXd& r, Eigen::VectorXd* z) { return linear_solver_->Solve(r, z, nullptr); },
-      o.max_krylov_iterations);
+      o.krylov_tolerance, o.max_krylov_iterations);
   refactor_ = !solved || 2 * record_.krylov_iterations > o.max_krylov_iterations;
   return solved;
 }

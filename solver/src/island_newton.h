@@ -102,8 +102,9 @@ class IslandNewton {
   /// The symmetric preconditioner of this iteration's S: CHOLMOD's factorization, or Schwarz's subdomain
   /// factorizations (analyzed on the island's first iteration). False when S (or a subdomain block) is not SPD.
   bool FactorSymmetricPart(const IslandIterationData& data);
-  /// GMRES on the island's system, right-preconditioned by `precondition`, within `max_iterations`.
-  bool SolveWithGmres(const IslandIterationData& data, const Preconditioner& precondition, int max_iterations);
+  /// GMRES on the island's system, right-preconditioned by `precondition`, to `tolerance` within `max_iterations`.
+  bool SolveWithGmres(const IslandIterationData& data, const Preconditioner& precondition, double tolerance,
+                      int max_iterations);
   bool SolveWithKeptFactorization(const IslandIterationData& data);
   bool SolveExactly();
   /// Δvn, Δvt of the island's contacts from Δv, and the residuals max ‖Δvt,i‖, max |Δvn,i|.

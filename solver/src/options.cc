@@ -95,6 +95,8 @@ bool Options::IsValid(std::string* error) const {
     os << "Options.schwarz_threshold: must be ≥ 1 velocity, got " << schwarz_threshold;
   } else if (schwarz_part_bodies < 1) {
     os << "Options.schwarz_part_bodies: must be ≥ 1, got " << schwarz_part_bodies;
+  } else if (!(schwarz_krylov_tolerance > 0.0 && schwarz_krylov_tolerance < 1.0)) {
+    os << "Options.schwarz_krylov_tolerance: must be in (0, 1), got " << schwarz_krylov_tolerance;
   } else if (max_schwarz_krylov_iterations < 1) {
     os << "Options.max_schwarz_krylov_iterations: must be ≥ 1, got " << max_schwarz_krylov_iterations;
   } else if (dense_threshold < 0) {

@@ -100,13 +100,32 @@ struct AllocationCase {
   NewtonSolve newton_solve;
   bool suitesparse_allocates;  // inside SuiteSparse's (and libgomp's) own calls: UMFPACK and CHOLMOD
   int constraints{0};          // bilateral constraint rows (ContactProblem::Jb)
+  int schwarz_part_bodies{0};  // > 0: M of 6 × 6 bodies, every island preconditioned by Schwarz with these parts
 };
+
+/// A block-diagonal SPD mass matrix of nv / 6 bodies (the random contacts couple them into one island).
+SparseMatrix BodiesMassMatrix(int nv, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::vector<Eigen::Triplet<double, int>> t;
+  for (int b = 0; b < nv / 6; ++b) {
+    Eigen::Matrix<double, 6, 6> B = Eigen::Matrix<double, 6, 6>::NullaryExpr([&] { return unit(rng); });
+    const Eigen::Matrix<double, 6, 6> block = B * B.transpose() + 2.0 * Eigen::Matrix<double, 6, 6>::Identity();
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 6; ++j) t.emplace_back(6 * b + i, 6 * b + j, block(i, j));
+  }
+  SparseMatrix M(nv, nv);
+  M.setFromTriplets(t.begin(), t.end());
+  M.makeCompressed();
+  return M;
+}
 
 class SteadyStateAllocationTest : public ::testing::TestWithParam<AllocationCase> {};
 
 TEST_P(SteadyStateAllocationTest, SolveWithAnUnchangedPatternAllocatesNothing) {
   const AllocationCase c = GetParam();
   ContactProblem problem = testing::RandomProblem(c.nv, c.nc, 7);
+  if (c.schwarz_part_bodies > 0) problem.M = BodiesMassMatrix(c.nv, 9);
   if (c.constraints > 0) {
     std::mt19937 rng(8);
     problem.Jb = testing::RandomSparse(c.constraints, c.nv, 3, rng);
@@ -118,6 +137,10 @@ TEST_P(SteadyStateAllocationTest, SolveWithAnUnchangedPatternAllocatesNothing) {
   options.coupling = c.coupling;
   options.linear_solver = c.backend;
   options.newton_solve = c.newton_solve;
+  if (c.schwarz_part_bodies > 0) {
+    options.schwarz_threshold = 1;
+    options.schwarz_part_bodies = c.schwarz_part_bodies;
+  }
   TamsiSolver solver(options);
   Result result;
   ASSERT_EQ(solver.Solve(problem, &result), Status::kSuccess);  // warm-up: structure, analyses, workspaces
@@ -144,6 +167,7 @@ TEST_P(SteadyStateAllocationTest, SolveWithAnUnchangedPatternAllocatesNothing) {
   if (c.newton_solve == NewtonSolve::kSymmetricPreconditioner) {
     EXPECT_EQ(result.summary.krylov_solves, result.summary.newton_systems);  // GMRES solved every system
   }
+  if (c.schwarz_part_bodies > 0) EXPECT_GE(result.summary.schwarz_subdomains, 120 / 6 / c.schwarz_part_bodies);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -156,7 +180,9 @@ INSTANTIATE_TEST_SUITE_P(
                        NewtonSolve::kSymmetricPreconditioner, true},
         AllocationCase{"umfpack", 120, 40, Coupling::kTwoWay, LinearSolverType::kUmfpack, NewtonSolve::kExact, true},
         AllocationCase{"constrained", 24, 8, Coupling::kTwoWay, LinearSolverType::kAuto, NewtonSolve::kExact, false,
-                       6}),
+                       6},
+        AllocationCase{"schwarz", 120, 40, Coupling::kTwoWay, LinearSolverType::kAuto,
+                       NewtonSolve::kSymmetricPreconditioner, true, 0, 4}),
     [](const ::testing::TestParamInfo<AllocationCase>& info) { return std::string(info.param.name); });
 
 }  // namespace

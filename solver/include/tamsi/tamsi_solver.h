@@ -36,7 +36,7 @@ enum class NewtonSolve {
   /// schwarz_threshold velocities factor S afresh with CHOLMOD every iteration (a fraction of the LU of eq. 23: 3.4
   /// vs 12 ms for a 3,000-velocity pile island); larger ones approximate S⁻¹ by one-level overlapping Schwarz
   /// (subdomains of schwarz_part_bodies bodies, each factored by CHOLMOD, in parallel), whose cost grows like the
-  /// island instead of like its Cholesky factor, with GMRES's budget max_schwarz_krylov_iterations. An iteration
+  /// island instead of like its Cholesky factor, with GMRES to schwarz_krylov_tolerance. An iteration
   /// whose S is not positive definite, or whose GMRES misses krylov_tolerance within its budget, is solved by the
   /// exact factorization instead.
   /// One-way: as kExact (eq. 17 is symmetric already). The default: half the time of kExact per pile step or sliding
@@ -162,11 +162,18 @@ struct Options {
   double krylov_tolerance{1e-3};
   int max_krylov_iterations{20};
   /// kSymmetricPreconditioner, two-way: islands of at least this many velocities are preconditioned by one-level
-  /// overlapping Schwarz on S instead of a Cholesky of S, ≥ 1 (bench/README.md, "Big islands", for the crossover).
-  int schwarz_threshold{6000};
+  /// overlapping Schwarz on S instead of a Cholesky of S, ≥ 1. The default is the one-thread crossover on settled
+  /// piles (18,000 velocities: Cholesky 1.25× faster; 60,000: Schwarz 1.5×); Schwarz's work splits over threads
+  /// and CHOLMOD's hardly does, so with 2 threads the crossover is near 6,000 (bench/README.md, "Big islands"). Not
+  /// chosen by the thread count, so that results stay bitwise identical for any num_threads.
+  int schwarz_threshold{24000};
   /// Schwarz: bodies (connected components of M's graph) per subdomain before one layer of overlap is added, ≥ 1.
   int schwarz_part_bodies{32};
-  /// Schwarz: GMRES's iteration budget per Newton iteration, ≥ 1 (early Newton iterates of a pile need up to ~60).
+  /// Schwarz: GMRES's relative residual, in (0, 1), and iteration budget per Newton iteration, ≥ 1. A looser
+  /// forcing term than krylov_tolerance: each Schwarz-preconditioned GMRES iteration costs more than a few Newton
+  /// iterations saved (on dumped N = 3,000 pile steps: 1e-3 → 38, 1e-2 → 22, 3e-2 → 16 GMRES iterations per Newton
+  /// iteration, and 17, 18, 21 Newton iterations; 1e-2 is the fastest; early iterates need up to ~60).
+  double schwarz_krylov_tolerance{1e-2};
   int max_schwarz_krylov_iterations{80};
   /// kAuto uses the dense backend for systems (islands) of up to this many velocities.
   int dense_threshold{32};
