@@ -46,9 +46,8 @@ SimulatorOptions OptionsFor(int engine, const Scene& scene, int threads = 1) {
 }
 
 const char* EngineName(int engine) {
-  static const char* const kNames[] = {"tamsi",        "mujoco_newton", "mujoco_cg",     "tamsi_reuse",
-                                       "tamsi_oneway", "tamsi_exact",   "tamsi_tangent", "tamsi_mpr",
-                                       "tamsi_cholesky", "tamsi_schwarz"};
+  static const char* const kNames[] = {"tamsi",       "mujoco_newton", "mujoco_cg", "tamsi_reuse",    "tamsi_oneway",
+                                       "tamsi_exact", "tamsi_tangent", "tamsi_mpr", "tamsi_cholesky", "tamsi_schwarz"};
   return kNames[engine];
 }
 

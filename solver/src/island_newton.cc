@@ -147,7 +147,8 @@ bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
         if (b < 0) b = num_bodies++;
         body[a] = b;
       }
-      symmetric_analyzed_ = schwarz_->Analyze(data.budget, S, body, num_bodies, data.options.schwarz_part_bodies, nullptr);
+      symmetric_analyzed_ =
+          schwarz_->Analyze(data.budget, S, body, num_bodies, data.options.schwarz_part_bodies, nullptr);
     } else {
       if (!symmetric_solver_)
         symmetric_solver_ = MakeLinearSolver(LinearSolverType::kCholmod, /*symmetric=*/true, num_threads_);
@@ -164,13 +165,13 @@ bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
   return factored;
 }
 
-bool IslandNewton::SolveWithGmres(const IslandIterationData& data, const Preconditioner& precondition,
-                                  double tolerance, int max_iterations) {
+bool IslandNewton::SolveWithGmres(const IslandIterationData& data, const Preconditioner& precondition, double tolerance,
+                                  int max_iterations) {
   const Clock::time_point t = Clock::now();
   if (!gmres_analyzed_) gmres_.Analyze(matrix_);
   gmres_analyzed_ = true;
-  const bool solved =
-      gmres_.Solve(data.budget, matrix_, precondition, max_iterations, tolerance, rhs_, &dv_, &record_.krylov_iterations);
+  const bool solved = gmres_.Solve(data.budget, matrix_, precondition, max_iterations, tolerance, rhs_, &dv_,
+                                   &record_.krylov_iterations);
   record_.time_solve += Seconds(t);
   return solved;
 }

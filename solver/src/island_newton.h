@@ -121,8 +121,8 @@ class IslandNewton {
   LinearSolverType type_;
   int num_threads_;
   std::unique_ptr<LinearSolver> linear_solver_;
-  std::unique_ptr<LinearSolver> symmetric_solver_;     // CHOLMOD on M + h(W_nn + W_tt), the preconditioner
-  std::unique_ptr<SchwarzPreconditioner> schwarz_;      // or overlapping Schwarz on it (large islands)
+  std::unique_ptr<LinearSolver> symmetric_solver_;  // CHOLMOD on M + h(W_nn + W_tt), the preconditioner
+  std::unique_ptr<SchwarzPreconditioner> schwarz_;  // or overlapping Schwarz on it (large islands)
   Gmres gmres_;
   bool gmres_analyzed_{false};
   bool analyzed_{false};

@@ -68,8 +68,7 @@ double Gmres::Norm(const kernels::ThreadBudget& budget, const Eigen::VectorXd& x
 }
 
 bool Gmres::Solve(const kernels::ThreadBudget& budget, const CscView& A, const Preconditioner& precondition,
-                  int max_iterations, double tolerance, const Eigen::VectorXd& b, Eigen::VectorXd* x,
-                  int* iterations) {
+                  int max_iterations, double tolerance, const Eigen::VectorXd& b, Eigen::VectorXd* x, int* iterations) {
   const int n = A.n;
   const int m = max_iterations;
   basis_.resize(n, m + 1);

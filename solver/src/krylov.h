@@ -36,11 +36,11 @@ class Gmres {
   void Orthogonalize(const kernels::ThreadBudget& budget, int k, Eigen::VectorXd* h);
   double Norm(const kernels::ThreadBudget& budget, const Eigen::VectorXd& x);
 
-  std::vector<int> transpose_;  // entry p = (i, j) → the index of (j, i)
+  std::vector<int> transpose_;      // entry p = (i, j) → the index of (j, i)
   std::vector<double> row_values_;  // A's values in Aᵀ's order: row i of A at column i's entries
-  Eigen::MatrixXd basis_;       // n × (m + 1): the orthonormal Krylov vectors
-  Eigen::MatrixXd hessenberg_;  // (m + 1) × m, reduced to upper triangular by the Givens rotations
-  Eigen::MatrixXd partial_;     // (m + 1) × chunks: per-chunk partial products
+  Eigen::MatrixXd basis_;           // n × (m + 1): the orthonormal Krylov vectors
+  Eigen::MatrixXd hessenberg_;      // (m + 1) × m, reduced to upper triangular by the Givens rotations
+  Eigen::MatrixXd partial_;         // (m + 1) × chunks: per-chunk partial products
   Eigen::VectorXd cosines_, sines_, g_, y_, h_, h2_, v_, w_, z_;
 };
 

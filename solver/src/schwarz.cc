@@ -4,9 +4,8 @@
 
 namespace tamsi::internal {
 
-bool SchwarzPreconditioner::Analyze(const kernels::ThreadBudget& budget, const CscView& A,
-                                    const std::vector<int>& body, int num_bodies, int part_bodies,
-                                    std::string* message) {
+bool SchwarzPreconditioner::Analyze(const kernels::ThreadBudget& budget, const CscView& A, const std::vector<int>& body,
+                                    int num_bodies, int part_bodies, std::string* message) {
   subdomains_ = FindSubdomains(A, body, num_bodies, part_bodies);
   const std::vector<int>& velocities = subdomains_.velocities;
   copies_ptr_.assign(A.n + 1, 0);
@@ -34,9 +33,9 @@ bool SchwarzPreconditioner::Analyze(const kernels::ThreadBudget& budget, const C
         b.col_ptr.push_back(static_cast<int>(b.row_index.size()));
       }
       b.values.setZero(static_cast<Eigen::Index>(b.source.size()));
-      b.cholesky = MakeLinearSolver(LinearSolverType::kCholmod, /*symmetric=*/true, /*num_threads=*/1);
-      b.ok = b.cholesky->Analyze(CscView{subdomains_.size(d), b.col_ptr.data(), b.row_index.data(), b.values.data()},
-                                 &b.message);
+      b.factorization = MakeLdlSolver();
+      b.ok = b.factorization->Analyze(
+          CscView{subdomains_.size(d), b.col_ptr.data(), b.row_index.data(), b.values.data()}, &b.message);
     }
   });
   return CollectStatus("analysis", message);
@@ -47,15 +46,14 @@ bool SchwarzPreconditioner::Factor(const kernels::ThreadBudget& budget, const Cs
     for (int d = begin; d < end; ++d) {
       Block& b = blocks_[d];
       for (Eigen::Index e = 0; e < b.values.size(); ++e) b.values[e] = S.values[b.source[e]];
-      b.ok = b.cholesky->Factor(CscView{subdomains_.size(d), b.col_ptr.data(), b.row_index.data(), b.values.data()},
-                                &b.message);
+      b.ok = b.factorization->Factor(
+          CscView{subdomains_.size(d), b.col_ptr.data(), b.row_index.data(), b.values.data()}, &b.message);
     }
   });
   return CollectStatus("factorization", message);
 }
 
-bool SchwarzPreconditioner::Apply(const kernels::ThreadBudget& budget, const Eigen::VectorXd& r,
-                                  Eigen::VectorXd* z) {
+bool SchwarzPreconditioner::Apply(const kernels::ThreadBudget& budget, const Eigen::VectorXd& r, Eigen::VectorXd* z) {
   budget.For(subdomains_.count, 1, [&](int begin, int end) {
     for (int d = begin; d < end; ++d) {
       Block& b = blocks_[d];
@@ -63,7 +61,7 @@ bool SchwarzPreconditioner::Apply(const kernels::ThreadBudget& budget, const Eig
       const int* velocities = subdomains_.velocities.data() + subdomains_.ptr[d];
       b.r.resize(n);
       for (int a = 0; a < n; ++a) b.r[a] = r[velocities[a]];
-      b.ok = b.cholesky->Solve(b.r, &b.z, &b.message);
+      b.ok = b.factorization->Solve(b.r, &b.z, &b.message);
       if (b.ok) local_solutions_.segment(subdomains_.ptr[d], n) = b.z;
     }
   });

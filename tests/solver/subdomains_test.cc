@@ -1,4 +1,6 @@
 // Internal: the overlapping subdomains of the Schwarz preconditioner (solver/src/subdomains.h).
+#include "subdomains.h"
+
 #include <gtest/gtest.h>
 
 #include <Eigen/SparseCore>
@@ -6,8 +8,6 @@
 #include <random>
 #include <set>
 #include <vector>
-
-#include "subdomains.h"
 
 namespace tamsi::internal {
 namespace {
