@@ -7,12 +7,15 @@
                                                 swept over threads (one N per case): threads.png
   --piles piles.json [...]                      scene_step_bench BM_ClutterBinStep: ms per step split into the front
                                                 end and TAMSI's solver phases, per pile and engine: piles.png
-  --clutter piles.json [...]                    the same runs as ms per step against N, log-log, with the fitted
-                                                growth exponent of each TAMSI engine and the newest MuJoCo's CG
-                                                (../shared/spec/anchor_figures.md) as a reference line: clutter.png
+  --clutter piles.json [...]                    the same runs as ms per step against N, log-log, per engine and
+                                                thread count, with the fitted growth exponent of each and the
+                                                newest MuJoCo's CG (../shared/spec/anchor_figures.md) as a
+                                                reference line: clutter.png
+  --big-islands piles.json [...]                the same plot of the big-island runs (bench/README.md, "Big
+                                                islands"): big_islands.png
 
 Medians are used where the run had --benchmark_repetitions. Needs matplotlib (Debian: python3-matplotlib).
-Usage: plot.py [--growth F...] [--threads F...] [--piles F...] [--clutter F...] [--out DIR]
+Usage: plot.py [--growth F...] [--threads F...] [--piles F...] [--clutter F...] [--big-islands F...] [--out DIR]
 """
 
 import argparse
@@ -30,7 +33,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import fit_growth  # noqa: E402
 
 ENGINES = {0: "TAMSI (defaults)", 1: "MuJoCo 2.2.2 Newton", 2: "MuJoCo 2.2.2 CG", 3: "TAMSI reuse",
-           4: "TAMSI one-way", 5: "TAMSI primal-dual, exact LU", 6: "TAMSI paper's iteration, exact LU"}
+           4: "TAMSI one-way", 5: "TAMSI primal-dual, exact LU", 6: "TAMSI paper's iteration, exact LU",
+           7: "TAMSI, MPR narrow phase", 8: "TAMSI, Cholesky of S (no Schwarz)", 9: "TAMSI, Schwarz everywhere"}
 # MuJoCo 3.12.1 CG on the settled piles, median ms per step, 1 thread (../shared/spec/anchor_figures.md).
 NEWEST_MUJOCO_CG = {500: 49.0, 1000: 92.0, 3000: 333.0, 10000: 1550.0}
 
@@ -136,29 +140,29 @@ def piles(paths, out):
     fig.savefig(os.path.join(out, "piles.png"), dpi=110)
 
 
-def clutter(paths, out):
-    by_engine = collections.defaultdict(dict)  # engine -> {N: ms}
+def clutter(paths, out, filename="clutter.png"):
+    by_run = collections.defaultdict(dict)  # (engine, threads) -> {N: ms}
     for name, b in benchmarks(paths):
-        m = re.match(r"BM_ClutterBinStep/N:(\d+)/engine:(\d+)/threads:1$", name)
+        m = re.match(r"BM_ClutterBinStep/N:(\d+)/engine:(\d+)/threads:(\d+)$", name)
         if m and int(m.group(1)) >= 500:
-            by_engine[int(m.group(2))][int(m.group(1))] = b["real_time"]
+            by_run[(int(m.group(2)), int(m.group(3)))][int(m.group(1))] = b["real_time"]
     fig, ax = plt.subplots(figsize=(8, 5.5))
-    for engine, by_n in sorted(by_engine.items()):
+    for (engine, threads), by_n in sorted(by_run.items()):
         points = sorted(by_n.items())
-        label = ENGINES.get(engine, str(engine))
+        label = ENGINES.get(engine, str(engine)) + f", {threads} thread{'s' if threads > 1 else ''}"
         if len(points) >= 2:
             (n0, t0), (n1, t1) = points[0], points[-1]
             label += f" (∝ N^{math.log(t1 / t0) / math.log(n1 / n0):.2f})"
-        ax.loglog(*zip(*points), marker="o", markersize=4, label=label)
+        ax.loglog(*zip(*points), "-" if threads == 1 else "--", marker="o", markersize=4, label=label)
     ax.loglog(*zip(*sorted(NEWEST_MUJOCO_CG.items())), ":", marker="x", color="black",
               label="MuJoCo 3.12.1 CG (anchor figures, not run here)")
     ax.set_xlabel("bodies N in the settled pile (nv = 6N)")
-    ax.set_ylabel("ms per 2 ms step (1 thread)")
+    ax.set_ylabel("ms per 2 ms step")
     ax.set_title("Settled piles: step time against N (scene_step_bench BM_ClutterBinStep)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(os.path.join(out, "clutter.png"), dpi=110)
+    fig.savefig(os.path.join(out, filename), dpi=110)
 
 
 def main():
@@ -167,6 +171,7 @@ def main():
     parser.add_argument("--threads", nargs="*", default=[])
     parser.add_argument("--piles", nargs="*", default=[])
     parser.add_argument("--clutter", nargs="*", default=[])
+    parser.add_argument("--big-islands", nargs="*", default=[])
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "plots"))
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -178,6 +183,8 @@ def main():
         piles(args.piles, args.out)
     if args.clutter:
         clutter(args.clutter, args.out)
+    if args.big_islands:
+        clutter(args.big_islands, args.out, "big_islands.png")
 
 
 if __name__ == "__main__":
