@@ -46,8 +46,6 @@ SimulatorOptions MakeSimulatorOptions(const RunSettings& settings, const Scene& 
   if (settings.time_step) CheckRange("dt", *settings.time_step, 0.0, false, kFinite);
   if (settings.stiffness) CheckRange("stiffness", *settings.stiffness, 0.0, false, kMaxStiffness);
   if (settings.dissipation) CheckRange("dissipation", *settings.dissipation, 0.0, true, kMaxDissipation);
-  if (settings.threads < 0)
-    throw std::invalid_argument("threads: must be >= 0, got " + std::to_string(settings.threads));
   SimulatorOptions options;
   options.engine = Lookup(kEngines, settings.solver, "solver");
   options.solver = settings.iteration;

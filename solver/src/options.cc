@@ -1,3 +1,4 @@
+#include <tamsi/kernels/parallel.h>
 #include <tamsi/tamsi_solver.h>
 
 #include <cmath>
@@ -101,6 +102,9 @@ bool Options::IsValid(std::string* error) const {
     os << "Options.max_schwarz_krylov_iterations: must be ≥ 1, got " << max_schwarz_krylov_iterations;
   } else if (dense_threshold < 0) {
     os << "Options.dense_threshold: must be ≥ 0, got " << dense_threshold;
+  } else if (num_threads < 0 || num_threads > kernels::MaxThreads()) {
+    os << "Options.num_threads: must be in [0, " << kernels::MaxThreads() << "] (0: all hardware threads), got "
+       << num_threads;
   } else if (linear_solver == LinearSolverType::kCholmod && coupling == Coupling::kTwoWay) {
     os << "Options.linear_solver: cholmod needs the SPD one-way Newton matrix (eq. 17); the two-way matrix (eq. 23) "
           "is nonsymmetric: use umfpack, dense or auto";

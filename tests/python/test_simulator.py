@@ -100,7 +100,8 @@ def test_quasistatic_example_matches_the_command(tmp_path):
 def test_settings_out_of_range_are_named():
     for kwargs, message in [(dict(dt=-1.0), "dt: must be > 0 and finite, got -1"),
                             (dict(dt=float("nan")), "dt: must be > 0"),
-                            (dict(threads=-1), "threads: must be >= 0, got -1"),
+                            (dict(threads=-1), "num_threads: must be in \\[0, [0-9]+\\] .*got -1"),
+                            (dict(threads=2**28), "num_threads: must be in \\[0, [0-9]+\\] .*got 268435456"),
                             (dict(stiffness=1e300), "stiffness: must be > 0 and at most 1e\\+12, got 1e\\+300"),
                             (dict(dissipation=-1.0), "dissipation: must be >= 0 and at most 1e\\+06, got -1")]:
         with pytest.raises(ValueError, match=message):

@@ -192,3 +192,6 @@ def test_make_options_names_bad_fields():
         tamsi.make_options(validate=1)
     with pytest.raises(ValueError, match="Options.max_iterations: expected int, got .5."):
         tamsi.make_options(max_iterations="5")
+    # A thread budget that would exhaust memory in the thread pool is refused before any thread starts.
+    with pytest.raises(ValueError, match="Options.num_threads: must be in \\[0, [0-9]+\\]"):
+        tamsi.make_options(num_threads=2**28)

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <omp.h>
+#include <tamsi/kernels/parallel.h>
 #include <tamsi/newton_system.h>
 #include <tamsi/tamsi_solver.h>
 
@@ -478,6 +479,17 @@ TEST(Options, InvalidFieldsAreNamed) {
   expect_error([](Options& o) { o.secant_entry_alpha = 0; }, "secant_entry_alpha");
   expect_error([](Options& o) { o.secant_exit_factor = 0.5; }, "secant_exit_factor");
   expect_error([](Options& o) { o.linear_solver = LinearSolverType::kCholmod; }, "linear_solver");
+  expect_error([](Options& o) { o.schwarz_threshold = 0; }, "schwarz_threshold");
+  expect_error([](Options& o) { o.schwarz_part_bodies = 0; }, "schwarz_part_bodies");
+  expect_error([](Options& o) { o.schwarz_krylov_tolerance = 1; }, "schwarz_krylov_tolerance");
+  expect_error([](Options& o) { o.max_schwarz_krylov_iterations = 0; }, "max_schwarz_krylov_iterations");
+  // Thread budgets are bounded before the pool starts (2^28 threads used to crash inside TBB).
+  expect_error([](Options& o) { o.num_threads = -1; }, "num_threads");
+  expect_error([](Options& o) { o.num_threads = 1 << 28; }, "num_threads");
+  expect_error([](Options& o) { o.num_threads = kernels::MaxThreads() + 1; }, "num_threads");
+  Options all_cores;
+  all_cores.num_threads = 0;
+  EXPECT_TRUE(all_cores.IsValid(nullptr));
   std::string error;
   EXPECT_TRUE(Options().IsValid(&error));
   EXPECT_TRUE(error.empty());

@@ -177,8 +177,8 @@ struct Options {
   int max_schwarz_krylov_iterations{80};
   /// kAuto uses the dense backend for systems (islands) of up to this many velocities.
   int dense_threshold{32};
-  /// Thread budget for the parallel kernels; ≤ 0 means all hardware threads. Results are bitwise identical for any
-  /// value.
+  /// Thread budget for the parallel kernels, in [0, kernels::MaxThreads()] (max(64, 8 × hardware threads)); 0 means
+  /// all hardware threads. Results are bitwise identical for any value.
   int num_threads{1};
 
   /// True when every field is in range; otherwise false with *error naming the field.

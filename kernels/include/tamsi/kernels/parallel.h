@@ -9,12 +9,17 @@
 
 #include <algorithm>
 #include <memory>
-#ifdef TAMSI_STD_THREAD_LOOPS
 #include <thread>
+#ifdef TAMSI_STD_THREAD_LOOPS
 #include <vector>
 #endif
 
 namespace tamsi::kernels {
+
+/// The largest thread budget accepted from outside (Options::num_threads, `--threads`): max(64, 8 × the hardware
+/// threads), so that thread-count studies past the cores still run while a budget that would exhaust memory in the
+/// thread pool is refused up front.
+inline int MaxThreads() { return std::max(64, 8 * static_cast<int>(std::thread::hardware_concurrency())); }
 
 /// A thread budget: loops run inside a TBB arena of at most `num_threads` workers (≤ 0: all hardware threads).
 /// Results of every loop below are independent of the budget (each output element is computed by one task in a

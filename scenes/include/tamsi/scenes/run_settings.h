@@ -37,8 +37,9 @@ struct RunSettings {
 };
 
 /// The simulator options of `settings` for `scene`. Throws std::invalid_argument naming the bad setting: an unknown
-/// solver, MuJoCo solver or narrow phase; a time step that is not finite and > 0; threads < 0; a stiffness not in
-/// (0, kMaxStiffness] or a dissipation not in [0, kMaxDissipation]; solver options out of range.
+/// solver, MuJoCo solver or narrow phase; a time step that is not finite and > 0; a stiffness not in
+/// (0, kMaxStiffness] or a dissipation not in [0, kMaxDissipation]; solver options out of range (Options::IsValid:
+/// threads outside [0, kernels::MaxThreads()] among them).
 SimulatorOptions MakeSimulatorOptions(const RunSettings& settings, const Scene& scene);
 
 }  // namespace tamsi::scenes

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Work–precision of a resting pile: cost per step against creep, for TAMSI at several stiction tolerances v_s and
+MuJoCo's own solvers on the same model and front end.
+
+A settled pile creeps under any regularized friction (TAMSI: sticking contacts slide at up to v_s; MuJoCo: its soft
+constraints), so engines are compared at matched accuracy as well as at their defaults. Each configuration runs
+`tamsi run PILE --duration D --dt H --threads 1 --output CSV` one after the other; from the trajectory CSV:
+  mean speed   the mean over bodies and over the rows in the window of |v| (m/s);
+  drift speed  the mean over bodies of |x(t1) − x(t0)| / (t1 − t0) (m/s): the creep;
+and from the run's summary the wall time per step (front end + solve, ms).
+
+Usage: creep.py --tamsi build/apps/tamsi --pile ../shared/piles/settled_pile_N500.xml
+                [--duration 0.4] [--window 0.2 0.4] [--dt 0.002] [--out DIR] [--skip-newton]
+Writes DIR/creep.csv and DIR/creep.png (DIR: bench/plots by default). Needs NumPy and matplotlib (Debian's).
+"""
+
+import argparse
+import csv
+import os
+import re
+import subprocess
+import tempfile
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+CONFIGURATIONS = [  # label, extra arguments of tamsi run
+    ("TAMSI v_s = 1e-4 m/s (default)", ["--stiction-tolerance", "1e-4"]),
+    ("TAMSI v_s = 1e-3 m/s", ["--stiction-tolerance", "1e-3"]),
+    ("TAMSI v_s = 1e-2 m/s", ["--stiction-tolerance", "1e-2"]),
+    ("MuJoCo CG (defaults)", ["--solver", "mujoco", "--mujoco-solver", "cg"]),
+    ("MuJoCo Newton (defaults)", ["--solver", "mujoco", "--mujoco-solver", "newton"]),
+]
+
+
+def run(tamsi, pile, duration, dt, extra, output):
+    command = [tamsi, "run", pile, "--duration", str(duration), "--dt", str(dt), "--threads", "1", "--quiet",
+               "--output", output] + extra
+    summary = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    steps = int(re.search(r"^steps\s+(\d+)", summary, re.M).group(1))
+    wall = float(re.search(r"^wall time\s+([0-9.e+-]+) s", summary, re.M).group(1))
+    return 1e3 * wall / steps
+
+
+def creep(output, window):
+    with open(output) as f:
+        header = next(csv.reader(f))
+    data = np.loadtxt(output, delimiter=",", skiprows=1, ndmin=2)
+    time = data[:, 0]
+    bodies = sorted({name[: -len("_x")] for name in header if name.endswith("_x")})
+    column = {name: k for k, name in enumerate(header)}
+    position = np.stack([data[:, [column[b + "_x"], column[b + "_y"], column[b + "_z"]]] for b in bodies], axis=1)
+    velocity = np.stack([data[:, [column[b + "_vx"], column[b + "_vy"], column[b + "_vz"]]] for b in bodies], axis=1)
+    rows = (time >= window[0] - 1e-9) & (time <= window[1] + 1e-9)
+    first, last = np.flatnonzero(rows)[[0, -1]]
+    mean_speed = np.linalg.norm(velocity[rows], axis=2).mean()
+    drift = np.linalg.norm(position[last] - position[first], axis=1).mean() / (time[last] - time[first])
+    return mean_speed, drift
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tamsi", required=True)
+    parser.add_argument("--pile", required=True)
+    parser.add_argument("--duration", type=float, default=0.4)
+    parser.add_argument("--window", type=float, nargs=2, default=[0.2, 0.4])
+    parser.add_argument("--dt", type=float, default=0.002)
+    parser.add_argument("--skip-newton", action="store_true", help="leave out MuJoCo's Newton (~1.3 s per step)")
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "plots"))
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    results = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for label, extra in CONFIGURATIONS:
+            if args.skip_newton and "newton" in extra:
+                continue
+            output = os.path.join(scratch, "trajectory.csv")
+            ms = run(args.tamsi, args.pile, args.duration, args.dt, extra, output)
+            mean_speed, drift = creep(output, args.window)
+            results.append((label, ms, mean_speed, drift))
+            print(f"{label:32s} {ms:9.1f} ms/step  mean speed {mean_speed:.2e} m/s  drift {drift:.2e} m/s", flush=True)
+    with open(os.path.join(args.out, "creep.csv"), "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["configuration", "ms_per_step", "mean_speed_m_s", "drift_speed_m_s"])
+        writer.writerows(results)
+    fig, ax = plt.subplots(figsize=(7, 5))
+    for label, ms, _, drift in results:
+        ax.loglog([drift], [ms], "o" if label.startswith("TAMSI") else "s", label=label)
+    ax.set_xlabel(f"creep: mean drift speed {args.window[0]:g}–{args.window[1]:g} s (m/s)")
+    ax.set_ylabel("ms per step (1 thread)")
+    ax.set_title(f"Work–precision: {os.path.basename(args.pile)}, h = {args.dt:g} s")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(args.out, "creep.png"), dpi=110)
+
+
+if __name__ == "__main__":
+    main()
