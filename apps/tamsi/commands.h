@@ -6,6 +6,8 @@
 #include <tamsi/tamsi_solver.h>
 
 #include <CLI/CLI.hpp>
+#include <fstream>
+#include <string>
 
 namespace tamsi::cli {
 
@@ -31,6 +33,12 @@ void AddStudyCommand(CLI::App& app);
 
 /// `tamsi list`: the built-in scenes with one-line descriptions.
 void AddListCommand(CLI::App& app);
+
+/// Closes a file a command wrote and throws CLI::RuntimeError (exit status 1) naming it, as "cannot write <what>
+/// '<path>'", when any write to it failed (a full disk, /dev/full, a folder removed under the run): no output is lost
+/// silently. The check alone, without closing: CheckOutput.
+void CloseOutput(std::ofstream& out, const std::string& what, const std::string& path);
+void CheckOutput(const std::ofstream& out, const std::string& what, const std::string& path);
 
 /// Flag validators whose errors fit one line and quote the value as given ("--dt: must be finite and > 0, got -1");
 /// CLI11's own PositiveNumber prints its 309-digit upper bound.

@@ -47,6 +47,7 @@ void RunExample(const RunArgs& args) {
     std::ofstream out(args.output);
     if (!out) throw CLI::RuntimeError("cannot write " + args.output, 2);
     scenes::WriteTrajectoryCsv(ex, r.trajectory, out);
+    CloseOutput(out, "--output", args.output);
     std::cout << "wrote " << args.output << "\n";
     const std::filesystem::path stem = std::filesystem::path(args.output).replace_extension();
     std::string note;
@@ -74,6 +75,7 @@ void RunSweep(const SweepArgs& args) {
     std::ofstream out(csv);
     if (!out) throw CLI::RuntimeError("cannot write " + csv, 2);
     scenes::WriteSweepCsv(sweeps, out);
+    CloseOutput(out, "the sweep", csv);
   }
   std::cout << "wrote " << csv << "\n";
   std::string note;

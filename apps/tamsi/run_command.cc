@@ -265,6 +265,8 @@ void RunScene(const RunArgs& args) {
                 << sim.builder().contacts().size() << "\n";
     }
   }
+  if (trajectory) trajectory->Close();
+  if (contacts) contacts->Close();
   std::cout << sim.statistics().Report();
   if (video) video->Finish();
   if (html) html->Finish();

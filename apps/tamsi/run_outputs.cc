@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "commands.h"
+
 namespace tamsi::cli {
 namespace {
 
@@ -14,11 +16,13 @@ std::string Name(const mjModel& model, mjtObj type, int id, const char* kind) {
   return name ? name : kind + std::to_string(id);
 }
 
+}  // namespace
+
 /// A new CSV file, or (resume_bytes ≥ 0) one an earlier run wrote, cut to resume_bytes and continued.
-std::ofstream OpenCsv(const std::string& path, const char* what, long long resume_bytes) {
-  std::ofstream out;
+CsvWriter::CsvWriter(const std::string& path, const char* what, long long resume_bytes)
+    : path_(path), what_(std::string(what) + " file") {
   if (resume_bytes < 0) {
-    out.open(path);
+    out_.open(path);
   } else {
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
@@ -29,22 +33,28 @@ std::ofstream OpenCsv(const std::string& path, const char* what, long long resum
                               2);
     }
     std::filesystem::resize_file(path, static_cast<std::uintmax_t>(resume_bytes), ec);
-    if (!ec) out.open(path, std::ios::app);
+    if (!ec) out_.open(path, std::ios::app);
   }
-  if (!out) throw CLI::RuntimeError(std::string("cannot write ") + what + " file '" + path + "'", 2);
-  out.precision(10);
-  return out;
+  if (!out_) throw CLI::RuntimeError(std::string("cannot write ") + what + " file '" + path + "'", 2);
+  out_.precision(10);
 }
 
-}  // namespace
+void CsvWriter::Check() const { CheckOutput(out_, what_, path_); }
+
+void CsvWriter::Flush() {
+  out_.flush();
+  Check();
+}
 
 long long CsvWriter::FlushedBytes() {
-  out_.flush();
+  Flush();
   return static_cast<long long>(out_.tellp());
 }
 
-TrajectoryWriter::TrajectoryWriter(const std::string& path, const mjModel& model, long long resume_bytes) {
-  out_ = OpenCsv(path, "trajectory", resume_bytes);
+void CsvWriter::Close() { CloseOutput(out_, what_, path_); }
+
+TrajectoryWriter::TrajectoryWriter(const std::string& path, const mjModel& model, long long resume_bytes)
+    : CsvWriter(path, "trajectory", resume_bytes) {
   for (int b = 1; b < model.nbody; ++b) {
     int body = b;
     while (body > 0 && model.body_dofnum[body] == 0) body = model.body_parentid[body];
@@ -90,6 +100,7 @@ void TrajectoryWriter::Write(const mjModel& model, const mjData& data) {
   }
   for (int a = 0; a < model.nu; ++a) out_ << "," << data.actuator_force[a];
   out_ << "\n";
+  Check();
 }
 
 std::vector<TrajectoryState> ReadTrajectory(const std::string& path, const mjModel& model) {
@@ -160,8 +171,8 @@ std::vector<TrajectoryState> ReadTrajectory(const std::string& path, const mjMod
   return states;
 }
 
-ContactWriter::ContactWriter(const std::string& path, long long resume_bytes) {
-  out_ = OpenCsv(path, "contacts", resume_bytes);
+ContactWriter::ContactWriter(const std::string& path, long long resume_bytes)
+    : CsvWriter(path, "contacts", resume_bytes) {
   if (resume_bytes < 0) out_ << "step,time,kind,object1,object2,x,y,z,nx,ny,nz,penetration,fn,ft1,ft2\n";
 }
 
@@ -189,6 +200,7 @@ void ContactWriter::Write(long long step, const scenes::Simulator& sim) {
     out_ << "," << problem.delta0[i] << "," << result.fn[i] << "," << result.ft[2 * i] << "," << result.ft[2 * i + 1]
          << "\n";
   }
+  Check();
 }
 
 }  // namespace tamsi::cli

@@ -14,14 +14,24 @@ namespace tamsi::cli {
 /// A CSV output of a run. Writers open their file afresh, or with `resume_bytes` ≥ 0 continue the one a checkpointed
 /// run wrote (tamsi run --resume): cut to that length, no header. Opening throws CLI::RuntimeError (exit status 2)
 /// when the file cannot be written, or is shorter than resume_bytes.
+/// Every write is checked: a failed one (a full disk, /dev/full) throws CLI::RuntimeError (exit status 1) naming the
+/// file (CheckOutput), so a run never ends with exit status 0 and a cut file.
 class CsvWriter {
  public:
-  void Flush() { out_.flush(); }
+  void Flush();
   /// Flushes and returns the file's length (bytes), for a checkpoint.
   long long FlushedBytes();
+  /// Flushes and closes the file, at the end of the run.
+  void Close();
 
  protected:
+  CsvWriter(const std::string& path, const char* what, long long resume_bytes);
+  /// Throws when a write since the last check failed; writers call it after each row.
+  void Check() const;
   std::ofstream out_;
+
+ private:
+  std::string path_, what_;
 };
 
 /// The trajectory CSV: `time`, then for each moving body its position (m), quaternion, linear and angular velocity

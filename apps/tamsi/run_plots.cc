@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "commands.h"
 #include "plot_run_script.h"
 #include "plot_script.h"
 
@@ -44,6 +45,7 @@ void RunPlots::Finish(const scenes::RunStatistics& statistics, const scenes::Sce
       out << k << "," << s.time << "," << s.iterations << "," << s.contacts << "," << s.substeps << ","
           << 1e3 * s.frontend << "," << 1e3 * s.solve << "\n";
     }
+    CloseOutput(out, "--plots", (dir / "steps.csv").string());
   }
   {
     const scenes::SolvePhases& p = statistics.phases;
@@ -53,6 +55,7 @@ void RunPlots::Finish(const scenes::RunStatistics& statistics, const scenes::Sce
         << p.assembly << "\nfactorization," << p.factorization << "\nlinear solves," << p.linear_solves
         << "\nline search," << p.line_search << "\nrest of the solve,"
         << std::max(0.0, statistics.time_solve - solver_phases) << "\n";
+    CloseOutput(out, "--plots", (dir / "phases.csv").string());
   }
   if (checks && !check_times_.empty()) {
     const std::vector<scenes::CheckResult> results = checks->Results();
@@ -69,6 +72,8 @@ void RunPlots::Finish(const scenes::RunStatistics& statistics, const scenes::Sce
       for (std::size_t c = 0; c < results.size(); ++c) out << "," << check_values_[k * results.size() + c];
       out << "\n";
     }
+    CloseOutput(out, "--plots", (dir / "checks.csv").string());
+    CloseOutput(bounds, "--plots", (dir / "check_bounds.csv").string());
   }
   RunPlotScript("--plots", kPlotRunScript, "plot_run.py", dir);
 }

@@ -43,8 +43,9 @@ void RunSolve(const SolveArgs& args) {
   std::cout << (args.full_report ? result.summary.FullReport() : result.summary.BriefReport() + "\n");
   if (!args.output_path.empty()) {
     std::ofstream out(args.output_path);
+    if (!out) throw CLI::RuntimeError("cannot write --output '" + args.output_path + "'", 2);
     out << ResultToJson(result) << "\n";
-    if (!out) throw CLI::RuntimeError("cannot write " + args.output_path, 2);
+    CloseOutput(out, "--output", args.output_path);
   }
   if (!result.ok()) throw CLI::RuntimeError(std::string("solve failed: ") + ToString(result.summary.status), 1);
 }
