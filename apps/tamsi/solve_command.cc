@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "commands.h"
@@ -39,7 +40,11 @@ void RunSolve(const SolveArgs& args) {
   if (!options.IsValid(&error)) throw CLI::RuntimeError(error, 2);
   TamsiSolver solver(options);
   Result result;
-  solver.Solve(problem, &result);
+  try {
+    solver.Solve(problem, &result);
+  } catch (const std::invalid_argument& e) {  // a problem its checks could not see, e.g. an indefinite M
+    throw CLI::RuntimeError(args.problem_path + ": " + e.what(), 2);
+  }
   std::cout << (args.full_report ? result.summary.FullReport() : result.summary.BriefReport() + "\n");
   if (!args.output_path.empty()) {
     std::ofstream out(args.output_path);

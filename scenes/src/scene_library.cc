@@ -127,9 +127,9 @@ Scene LoadScene(const std::string& name_or_path, const SceneOptions& options) {
 }
 
 std::string ClutterBinXml(int num_bodies, std::uint32_t seed, bool thrown) {
-  if (num_bodies < 1) {
-    throw std::invalid_argument("clutter_bin: the number of bodies must be at least 1, got " +
-                                std::to_string(num_bodies));
+  if (num_bodies < 1 || num_bodies > kMaxClutterBodies) {
+    throw std::invalid_argument("clutter_bin: the number of bodies must be in [1, " +
+                                std::to_string(kMaxClutterBodies) + "], got " + std::to_string(num_bodies));
   }
   // Bodies start on a grid of cells (7 cm, larger than the 6 cm maximum extent), about ten layers high.
   constexpr double kCell = 0.07;

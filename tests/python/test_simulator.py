@@ -106,6 +106,9 @@ def test_settings_out_of_range_are_named():
                             (dict(dissipation=-1.0), "dissipation: must be >= 0 and at most 1e\\+06, got -1")]:
         with pytest.raises(ValueError, match=message):
             tamsi.Simulator("box_stick_slip", **kwargs)
+    # A size from outside is bounded before anything is generated for it.
+    with pytest.raises(ValueError, match="number of bodies must be in \\[1, 100000\\], got 1000000000"):
+        tamsi.Simulator("clutter_bin", bodies=10**9)
     sim = tamsi.Simulator("box_stick_slip")
     for duration in (float("inf"), float("nan"), -1.0, 0.0):
         with pytest.raises(ValueError, match="duration: must be finite and > 0"):

@@ -32,9 +32,14 @@ const std::vector<SceneDescription>& BuiltinScenes();
 /// The scene `tamsi run` runs without an argument.
 const char* DefaultSceneName();
 
+/// The most bodies clutter_bin generates (checked before its model is built: each body costs ~20 KB in MuJoCo's model
+/// and data, and the largest shared pile has 10,000).
+inline constexpr int kMaxClutterBodies = 100000;
+
 /// Parameters of built-in scenes that the command line can change.
 struct SceneOptions {
-  /// clutter_bin: number of free bodies (≥ 1) and the seed of their shapes, sizes, masses and drop poses.
+  /// clutter_bin: number of free bodies (1 to kMaxClutterBodies) and the seed of their shapes, sizes, masses and drop
+  /// poses.
   int clutter_bodies{200};
   std::uint32_t clutter_seed{1};
   /// clutter_bin: the bodies' initial downward speed (m/s, ≥ 0): 0 drops them from rest, more throws them in.
@@ -162,7 +167,7 @@ struct IiwaPickShakePlaceParameters {
 /// MJCF text of clutter_bin: `num_bodies` free boxes, spheres, capsules and cylinders (2–6 cm, 50–300 g, drawn from
 /// `seed`) above a bin, dropped under gravity; timestep 2 ms; per-geom k = 2e4 N/m, d = 10 s/m. `thrown`: declares a
 /// keyframe "thrown" at the initial poses, whose velocities LoadScene sets from SceneOptions::clutter_drop_speed.
-/// Throws std::invalid_argument when num_bodies < 1.
+/// Throws std::invalid_argument when num_bodies is not in [1, kMaxClutterBodies], before generating anything.
 std::string ClutterBinXml(int num_bodies, std::uint32_t seed, bool thrown = false);
 
 /// Steps `simulator` until every generalized velocity is below `speed` (m/s or rad/s) or `max_time` (s) of
