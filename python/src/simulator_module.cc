@@ -319,9 +319,13 @@ void BindSimulation(py::module_& m) {
   s.def(
       "set_control",
       [](Simulation& sim, const std::string& name, double value) {
-        sim.data().ctrl[sim.Id(mjOBJ_ACTUATOR, name, "actuator")] = value;
+        const int a = sim.Id(mjOBJ_ACTUATOR, name, "actuator");
+        if (!std::isfinite(value))
+          throw std::invalid_argument("set_control: '" + name + "': the value must be finite, got " +
+                                      std::to_string(value));
+        sim.data().ctrl[a] = value;
       },
-      py::arg("name"), py::arg("value"), "sets the actuator's control");
+      py::arg("name"), py::arg("value"), "sets the actuator's control (finite; ValueError otherwise)");
   s.def(
       "actuator_force",
       [](Simulation& sim, const std::string& name) {

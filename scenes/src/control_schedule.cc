@@ -30,6 +30,8 @@ ControlSchedule::ControlSchedule(const mjModel& model, const std::string& path) 
   if (!in) fail("cannot open it");
   std::string line;
   if (!std::getline(in, line)) fail("empty; expected a header `time,<actuator>,...`");
+  // A spreadsheet's UTF-8 byte-order mark before the header (its CRLF line ends are trimmed with the fields).
+  if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
   const std::vector<std::string> header = SplitCsvLine(line);
   if (header.empty() || header[0] != "time") fail("the header must start with `time`, got `" + line + "`");
   for (size_t c = 1; c < header.size(); ++c) {
@@ -42,6 +44,11 @@ ControlSchedule::ControlSchedule(const mjModel& model, const std::string& path) 
       }
       fail("column " + std::to_string(c + 1) + ": the model has no actuator '" + header[c] +
            "' (it has: " + (known.empty() ? "none" : known) + ")");
+    }
+    const auto earlier = std::find(actuators_.begin(), actuators_.end(), id);
+    if (earlier != actuators_.end()) {
+      fail("column " + std::to_string(c + 1) + ": actuator '" + header[c] + "' has column " +
+           std::to_string(earlier - actuators_.begin() + 2) + " already");
     }
     actuators_.push_back(id);
   }

@@ -47,6 +47,11 @@ def test_controller_callback_changes_the_motion():
     expected = 0.5 * (push - BOX_MU * BOX_MASS * G) / BOX_MASS * 0.1 ** 2
     assert driven.joint_qpos("x")[0] == pytest.approx(expected, rel=0.05)
     assert abs(free.joint_qpos("x")[0]) < 0.01 * expected
+    # A non-finite control is refused by name, and the control keeps its value.
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="set_control: 'push': the value must be finite"):
+            driven.set_control("push", bad)
+    assert driven.control("push") == push
 
 
 def test_controller_error_leaves_the_state():

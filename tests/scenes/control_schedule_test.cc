@@ -78,6 +78,16 @@ TEST(ControlSchedule, ActivationDynamicsAreIntegrated) {
   }
 }
 
+// A file saved by a spreadsheet: a UTF-8 byte-order mark before the header and CRLF line ends.
+TEST(ControlSchedule, ReadsASpreadsheetsByteOrderMarkAndCrlfLines) {
+  ModelPtr model = LoadModelFromString(kSlide, "slide");
+  DataPtr data(mj_makeData(model.get()));
+  const ControlSchedule schedule(*model, WriteFile("excel.csv", "\xEF\xBB\xBFtime,push\r\n0,1\r\n1,3\r\n"));
+  data->time = 0.5;
+  schedule.Apply(data.get());
+  EXPECT_DOUBLE_EQ(data->ctrl[0], 2.0);
+}
+
 TEST(ControlSchedule, BadFilesAreNamedWithWhatIsWrong) {
   ModelPtr model = LoadModelFromString(kSlide, "slide");
   auto expect_error = [&](const std::string& text, const std::string& message) {
@@ -95,6 +105,8 @@ TEST(ControlSchedule, BadFilesAreNamedWithWhatIsWrong) {
   expect_error("time,push\n0,abc\n", "line 2, column 2: `abc` is not a finite number");
   expect_error("time,push\n0,1\n0,2\n", "line 3: times must increase");
   expect_error("time,push\n", "no rows after the header");
+  expect_error("time,push,idle,push\n0,1,2,3\n", "column 4: actuator 'push' has column 2 already");
+  expect_error("time,push\n0,nan\n", "line 2, column 2: `nan` is not a finite number");
   EXPECT_THROW(ControlSchedule(*model, ::testing::TempDir() + "/no_such.csv"), std::invalid_argument);
 }
 
