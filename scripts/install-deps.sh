@@ -2,7 +2,7 @@
 # Installs the Debian packages tamsi builds against. Idempotent: quiet and quick when all are present.
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config
-          libeigen3-dev libsuitesparse-dev libopenblas0-serial libtbb-dev
+          libeigen3-dev libsuitesparse-dev libtbb-dev
           libmujoco-dev libqhull-dev
           nlohmann-json3-dev libcli11-dev
           libgtest-dev libgmock-dev libbenchmark-dev

@@ -1,3 +1,6 @@
+#include <unistd.h>
+
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 
@@ -9,6 +12,13 @@
 extern "C" void openblas_set_num_threads(int num_threads) __attribute__((weak));
 
 int main(int argc, char** argv) {
+  // The threaded OpenBLAS starts its worker threads when it loads, before main(), and reads OPENBLAS_NUM_THREADS only
+  // then; under an address-space limit their buffers fail to allocate and they retry forever, so the process hung at
+  // exit. Unless the caller chose a count, the command sets one thread and starts itself again, once (the same binary
+  // and arguments). Its serial build would start none, but it is not safe to call from several threads at once.
+  if (std::getenv("OPENBLAS_NUM_THREADS") == nullptr && setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0) {
+    execv("/proc/self/exe", argv);  // returns only when it fails: go on in this process
+  }
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
   CLI::App app{"tamsi: compliant contact with regularized friction, sparse and parallel (Castro, Qu et al. 2020)"};
   app.require_subcommand(0, 1);

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -14,7 +15,7 @@
 namespace tamsi::scenes {
 namespace {
 
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2;
 
 /// mjData's arrays a checkpoint holds, with their lengths in `model`.
 struct DataArray {
@@ -68,6 +69,33 @@ std::vector<double> DoublesFromJson(const nlohmann::json& array, const std::stri
   return values;
 }
 
+/// 64-bit FNV-1a of `size` bytes, continuing from `hash`.
+std::uint64_t Fnv1a(const void* bytes, std::size_t size, std::uint64_t hash = 14695981039346656037ull) {
+  const auto* p = static_cast<const unsigned char*>(bytes);
+  for (std::size_t k = 0; k < size; ++k) hash = (hash ^ p[k]) * 1099511628211ull;
+  return hash;
+}
+
+std::string Hex(std::uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+/// A double as text that round-trips exactly.
+std::string Text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.17g", value);
+  return text;
+}
+
+/// The checksum of a checkpoint document: FNV-1a of its canonical text without the "checksum" field.
+std::string Checksum(nlohmann::json document) {
+  document.erase("checksum");
+  const std::string text = document.dump();
+  return Hex(Fnv1a(text.data(), text.size()));
+}
+
 const nlohmann::json& Field(const nlohmann::json& document, const char* name) {
   const auto it = document.find(name);
   if (it == document.end()) throw CheckpointFormatError(std::string("missing field '") + name + "'");
@@ -76,6 +104,32 @@ const nlohmann::json& Field(const nlohmann::json& document, const char* name) {
 
 }  // namespace
 
+std::map<std::string, std::string> PhysicsFingerprint(const Simulator& sim) {
+  const mjModel& m = sim.model();
+  const SimulatorOptions& o = sim.options();
+  const Options& solver = o.solver;
+  // mjModel's arrays live in one buffer; its options (gravity, timestep, integrator, …) beside it.
+  const std::uint64_t model = Fnv1a(&m.opt, sizeof(m.opt), Fnv1a(m.buffer, static_cast<std::size_t>(m.nbuffer)));
+  return {{"model", Hex(model)},
+          {"narrow_phase", std::to_string(static_cast<int>(o.narrow_phase))},
+          {"mujoco_solver", std::to_string(o.mujoco_solver)},
+          {"contact.stiffness", Text(o.contact.stiffness) + (o.contact.override_stiffness ? " (override)" : "")},
+          {"contact.dissipation", Text(o.contact.dissipation) + (o.contact.override_dissipation ? " (override)" : "")},
+          {"solver.coupling", ToString(solver.coupling)},
+          {"solver.regularization", ToString(solver.regularization)},
+          {"solver.stiction_tolerance", Text(solver.stiction_tolerance)},
+          {"solver.relative_tolerance", Text(solver.relative_tolerance)},
+          {"solver.max_iterations", std::to_string(solver.max_iterations)},
+          {"solver.friction_newton", ToString(solver.friction_newton)},
+          {"solver.line_search", ToString(solver.line_search)},
+          {"solver.newton_solve", ToString(solver.newton_solve)},
+          {"solver.secant_safeguard", solver.secant_safeguard ? "on" : "off"},
+          {"solver.krylov_tolerance", Text(solver.krylov_tolerance)},
+          {"solver.schwarz_threshold", std::to_string(solver.schwarz_threshold)},
+          {"solver.schwarz_part_bodies", std::to_string(solver.schwarz_part_bodies)},
+          {"solver.linear_solver", ToString(solver.linear_solver)}};
+}
+
 Checkpoint CaptureCheckpoint(const Simulator& sim, const Scene& scene, long long step) {
   Checkpoint c;
   c.scene = scene.name;
@@ -83,6 +137,7 @@ Checkpoint CaptureCheckpoint(const Simulator& sim, const Scene& scene, long long
   c.time_step = sim.time_step();
   c.step = step;
   c.time = sim.data().time;
+  c.physics = PhysicsFingerprint(sim);
   const mjModel& model = sim.model();
   mjData* data = const_cast<mjData*>(&sim.data());  // read only: kDataArrays' accessors serve both directions
   for (const DataArray& array : kDataArrays) {
@@ -102,6 +157,11 @@ void RestoreCheckpoint(const Checkpoint& c, Simulator* sim, Scene* scene) {
   if (c.engine != EngineName(sim->options().engine)) mismatch("engine", c.engine, EngineName(sim->options().engine));
   if (c.time_step != sim->time_step())
     mismatch("time_step", std::to_string(c.time_step) + " s", std::to_string(sim->time_step()) + " s");
+  const std::map<std::string, std::string> physics = PhysicsFingerprint(*sim);
+  for (const auto& [name, here] : physics) {
+    const auto it = c.physics.find(name);
+    if (it == c.physics.end() || it->second != here) mismatch(name, it == c.physics.end() ? "none" : it->second, here);
+  }
   const mjModel& model = sim->model();
   for (const DataArray& array : kDataArrays) {
     const auto it = c.data.find(array.name);
@@ -140,6 +200,8 @@ void WriteCheckpoint(const Checkpoint& c, const std::string& path) {
   document["controller_state"] = ToJson(c.controller_state);
   document["checks_state"] = ToJson(c.checks_state);
   document["output_bytes"] = c.output_bytes;
+  document["physics"] = c.physics;
+  document["checksum"] = Checksum(document);
   const std::string text = document.dump();
   const std::string temporary = path + ".tmp";
   auto fail = [&](const char* what) {
@@ -183,6 +245,9 @@ Checkpoint ReadCheckpoint(const std::string& path) {
     c.controller_state = DoublesFromJson(Field(document, "controller_state"), "controller_state");
     c.checks_state = DoublesFromJson(Field(document, "checks_state"), "checks_state");
     c.output_bytes = Field(document, "output_bytes").get<std::map<std::string, long long>>();
+    c.physics = Field(document, "physics").get<std::map<std::string, std::string>>();
+    if (Field(document, "checksum") != Checksum(document))
+      throw CheckpointFormatError("checksum: the file does not hold what was written (changed or cut afterwards)");
     return c;
   } catch (const CheckpointFormatError& e) {
     throw CheckpointFormatError("checkpoint '" + path + "': " + e.what());

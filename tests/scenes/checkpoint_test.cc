@@ -12,6 +12,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,9 @@ TEST(Checkpoint, AMismatchIsNamedAndLeavesTheStateAlone) {
   Checkpoint renamed = checkpoint;
   renamed.scene = "gripper_mug_shake";
   renamed.time_step = other.sim->time_step();
+  expect_error(renamed, &other, "model");  // the other scene's model, before its arrays' sizes
+  EXPECT_TRUE(BitwiseEqual(other.State(), before));
+  renamed.physics = PhysicsFingerprint(*other.sim);
   expect_error(renamed, &other, "qpos");
   EXPECT_TRUE(BitwiseEqual(other.State(), before));
   Checkpoint engine = checkpoint;
@@ -156,6 +160,47 @@ TEST(Checkpoint, AMismatchIsNamedAndLeavesTheStateAlone) {
   Checkpoint stateful = checkpoint;
   stateful.controller_state = {1.0};
   expect_error(stateful, &box, "controller_state");
+}
+
+// Resuming under other physics is refused by the name of what differs: a contact stiffness or a stiction tolerance
+// given to the resumed run, another seed (another model), or the friction iteration.
+TEST(Checkpoint, OtherPhysicsIsNamed) {
+  SceneRun box("box_stick_slip", Engine::kTamsi);
+  box.StepTo(0.01);
+  const Checkpoint checkpoint = CaptureCheckpoint(*box.sim, box.scene, 10);
+  auto expect_refused = [&](const SimulatorOptions& options, const std::string& field) {
+    Scene scene = LoadScene("box_stick_slip");
+    Simulator sim(std::move(scene.model), options, -1, scene.controller);
+    try {
+      RestoreCheckpoint(checkpoint, &sim, &scene);
+      ADD_FAILURE() << "no error for " << field;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr("checkpoint " + field + ": it was written for")) << e.what();
+    }
+  };
+  SimulatorOptions stiffer = box.sim->options();
+  stiffer.contact.stiffness *= 2;
+  stiffer.contact.override_stiffness = true;
+  expect_refused(stiffer, "contact.stiffness");
+  SimulatorOptions looser = box.sim->options();
+  looser.solver.stiction_tolerance *= 10;
+  expect_refused(looser, "solver.stiction_tolerance");
+  SimulatorOptions tangent = box.sim->options();
+  tangent.solver.friction_newton = FrictionNewton::kTangent;
+  expect_refused(tangent, "solver.friction_newton");
+  // The thread count does not change results, so it may differ.
+  SimulatorOptions threads = box.sim->options();
+  threads.solver.num_threads = 2;
+  Scene scene = LoadScene("box_stick_slip");
+  Simulator sim(std::move(scene.model), threads, -1, scene.controller);
+  EXPECT_NO_THROW(RestoreCheckpoint(checkpoint, &sim, &scene));
+  // Another seed generates another clutter_bin model.
+  SceneOptions seed1, seed2;
+  seed1.clutter_bodies = seed2.clutter_bodies = 5;
+  seed2.clutter_seed = 2;
+  Scene bin1 = LoadScene("clutter_bin", seed1), bin2 = LoadScene("clutter_bin", seed2);
+  Simulator sim1(std::move(bin1.model), SimulatorOptions(), -1), sim2(std::move(bin2.model), SimulatorOptions(), -1);
+  EXPECT_NE(PhysicsFingerprint(sim1).at("model"), PhysicsFingerprint(sim2).at("model"));
 }
 
 TEST(Checkpoint, NonFiniteValuesRoundTripAndMalformedFilesAreNamed) {
@@ -182,12 +227,23 @@ TEST(Checkpoint, NonFiniteValuesRoundTripAndMalformedFilesAreNamed) {
     }
   };
   expect_format_error("", "parse");
-  expect_format_error("{\"tamsi_checkpoint\": 2}", "tamsi_checkpoint");
-  expect_format_error("{\"tamsi_checkpoint\": 1, \"scene\": \"box_stick_slip\"}", "engine");
+  expect_format_error("{\"tamsi_checkpoint\": 1}", "tamsi_checkpoint");  // format 1 had no checksum nor physics
+  expect_format_error("{\"tamsi_checkpoint\": 2, \"scene\": \"box_stick_slip\"}", "engine");
   expect_format_error(
-      "{\"tamsi_checkpoint\": 1, \"scene\": \"s\", \"engine\": \"tamsi\", \"time_step\": 0.001, \"step\": 1, "
+      "{\"tamsi_checkpoint\": 2, \"scene\": \"s\", \"engine\": \"tamsi\", \"time_step\": 0.001, \"step\": 1, "
       "\"time\": 0.001, \"data\": {\"qpos\": [1, \"x\"]}}",
       "data.qpos");
+  // One changed digit of a written checkpoint (its step count, then a value of qpos) fails the checksum.
+  WriteCheckpoint(c, path);
+  std::stringstream text;
+  text << std::ifstream(path).rdbuf();
+  for (const std::string& field : {std::string("\"step\":0"), std::string("\"time\":0")}) {
+    std::string edited = text.str();
+    const auto at = edited.find(field);
+    ASSERT_NE(at, std::string::npos) << field;
+    edited[at + field.size() - 1] = '7';
+    expect_format_error(edited, "checksum");
+  }
   std::remove(path.c_str());
   EXPECT_THROW(ReadCheckpoint(path), CheckpointFormatError);
 }

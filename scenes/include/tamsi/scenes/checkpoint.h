@@ -38,13 +38,24 @@ struct Checkpoint {
   /// The run's output files and their lengths (bytes) at this step, so that a resumed run cuts what a killed run
   /// wrote after it and continues them.
   std::map<std::string, long long> output_bytes;
+  /// Everything else that changes the physics, by name, as text (PhysicsFingerprint): a digest of the compiled model
+  /// (its file, and what --bodies, --seed or --drop-speed made of it) and the solver and contact options. Checked on
+  /// restore, so that a run never resumes a state under other physics.
+  std::map<std::string, std::string> physics;
 };
+
+/// The `physics` record of a checkpoint of `sim`: "model" (a 64-bit FNV-1a digest of the compiled model's arrays
+/// and options), "narrow_phase", "mujoco_solver", the contact defaults and overrides ("contact.stiffness", …), and
+/// the solver options that change results ("solver.stiction_tolerance", "solver.friction_newton", …; not the thread
+/// count, which does not).
+std::map<std::string, std::string> PhysicsFingerprint(const Simulator& sim);
 
 /// The state of `sim` and `scene` after `step` steps.
 Checkpoint CaptureCheckpoint(const Simulator& sim, const Scene& scene, long long step);
 
 /// Puts `checkpoint` back into `sim` and `scene` (its controller state and checks). Throws std::invalid_argument
-/// naming the first field that does not fit: another scene, engine or time step, or an array of the wrong size.
+/// naming the first field that does not fit: another scene, engine or time step, another model or option (the
+/// `physics` entry that differs), or an array of the wrong size.
 void RestoreCheckpoint(const Checkpoint& checkpoint, Simulator* sim, Scene* scene);
 
 /// Writes `checkpoint` to `path` atomically: into a temporary file beside it, flushed to disk (fsync), then renamed
@@ -52,7 +63,8 @@ void RestoreCheckpoint(const Checkpoint& checkpoint, Simulator* sim, Scene* scen
 /// std::runtime_error naming the file when it cannot be written.
 void WriteCheckpoint(const Checkpoint& checkpoint, const std::string& path);
 
-/// Reads a checkpoint written by WriteCheckpoint. Throws CheckpointFormatError naming the file and the field.
+/// Reads a checkpoint written by WriteCheckpoint. Throws CheckpointFormatError naming the file and the field, or
+/// "checksum" when the file was changed after it was written (WriteCheckpoint stores a digest of its content).
 Checkpoint ReadCheckpoint(const std::string& path);
 
 }  // namespace tamsi::scenes
