@@ -36,19 +36,39 @@ import time
 _RUN_FIELDS = ("duration", "options", "outputs")
 
 
+#: The most runs one sweep expands to, checked before any is built (a grid of 10^10 points never ended).
+MAX_RUNS = 100_000
+
+
+def _expect(value, kind, field):
+    if not isinstance(value, kind):
+        raise ValueError(f"{field}: expected {'an object' if kind is dict else 'a list'}, got {type(value).__name__}")
+    return value
+
+
 def expand(spec):
-    """The runs of a spec: a list of parameter dicts, in order (runs outer, grid inner)."""
+    """The runs of a spec: a list of parameter dicts, in order (runs outer, grid inner). Raises ValueError naming
+    the field for a spec of the wrong shape, and for one of more than MAX_RUNS runs."""
+    _expect(spec, dict, "spec")
     unknown = set(spec) - {"fixed", "grid", "runs", "outputs", "plot", "name"}
     if unknown:
         raise ValueError(f"spec: unknown field(s) {', '.join(sorted(unknown))}")
-    fixed = dict(spec.get("fixed", {}))
-    grid = spec.get("grid", {})
+    fixed = dict(_expect(spec.get("fixed", {}), dict, "spec.fixed"))
+    grid = _expect(spec.get("grid", {}), dict, "spec.grid")
     for name, values in grid.items():
         if not isinstance(values, list) or not values:
             raise ValueError(f"spec.grid.{name}: expected a non-empty list")
+    entries = _expect(spec.get("runs") or [{}], list, "spec.runs")
+    for k, entry in enumerate(entries):
+        _expect(entry, dict, f"spec.runs[{k}]")
+    count = len(entries)
+    for values in grid.values():
+        count *= len(values)
+    if count > MAX_RUNS:
+        raise ValueError(f"spec: {count} runs, at most {MAX_RUNS} in one sweep")
     names = list(grid)
     runs = []
-    for entry in spec.get("runs") or [{}]:
+    for entry in entries:
         for point in itertools.product(*(grid[n] for n in names)):
             run = {**fixed, **entry, **dict(zip(names, point))}
             if "scene" not in run:
@@ -259,8 +279,10 @@ def main(argv=None):
     parser.add_argument("--output", default=None, help="results folder (default: SPEC without .json, + _sweep)")
     parser.add_argument("--retry-failed", action="store_true", help="run failed runs of a previous sweep again")
     args = parser.parse_args(argv)
-    if args.workers < 1:
-        parser.error("--workers: must be >= 1")
+    max_workers = max(64, 8 * (os.cpu_count() or 1))  # as for threads: a bound before any process starts
+    if not 1 <= args.workers <= max_workers:
+        print(f"tamsi sweep: --workers: must be in [1, {max_workers}], got {args.workers}", file=sys.stderr)
+        return 2
     try:
         with open(args.spec) as f:
             spec = json.load(f)
@@ -273,6 +295,9 @@ def main(argv=None):
                            retry_failed=args.retry_failed, log=lambda line: print(line, flush=True))
     except ValueError as error:
         print(f"tamsi sweep: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # an output folder that cannot be made or written
+        print(f"tamsi sweep: --output '{output}': {error.strerror or error}", file=sys.stderr)
         return 2
     return 1 if result.failed else 0
 

@@ -91,3 +91,29 @@ def test_sweep_survives_a_killed_worker(tmp_path):
             if p.poll() is None:
                 p.terminate()
                 p.wait(timeout=30)
+
+
+def test_specs_of_the_wrong_shape_or_size_are_named_before_anything_runs(tmp_path, capsys):
+    for spec, message in [([1, 2], "spec: expected an object, got list"),
+                          ({"fixed": [1]}, "spec.fixed: expected an object, got list"),
+                          ({"grid": {"friction": 1.0}}, "spec.grid.friction: expected a non-empty list"),
+                          ({"runs": {"scene": "x"}}, "spec.runs: expected a list, got dict"),
+                          ({"runs": [3]}, r"spec.runs\[0\]: expected an object, got int"),
+                          # 10^10 grid points: counted, not built (it never ended).
+                          ({"fixed": {"scene": "box_stick_slip"},
+                            "grid": {f"p{k}": list(range(10)) for k in range(10)}},
+                           "spec: 10000000000 runs, at most 100000 in one sweep")]:
+        with pytest.raises(ValueError, match=message):
+            sweep.expand(spec)
+    # The command line: one line and exit status 2, no traceback.
+    path = tmp_path / "list.json"
+    path.write_text("[1, 2]")
+    assert sweep.main([str(path), "--output", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == "tamsi sweep: spec: expected an object, got list\n"
+    path.write_text(json.dumps(SPEC))
+    assert sweep.main([str(path), "--workers", "1000000"]) == 2
+    assert "--workers: must be in [1, " in capsys.readouterr().err
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert sweep.main([str(path), "--output", str(blocker / "out")]) == 2
+    assert capsys.readouterr().err.startswith(f"tamsi sweep: --output '{blocker / 'out'}': ")
