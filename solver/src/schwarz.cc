@@ -7,14 +7,8 @@ namespace tamsi::internal {
 bool SchwarzPreconditioner::Analyze(const kernels::ThreadBudget& budget, const CscView& A, const std::vector<int>& body,
                                     int num_bodies, int part_bodies, std::string* message) {
   subdomains_ = FindSubdomains(A, body, num_bodies, part_bodies);
-  const std::vector<int>& velocities = subdomains_.velocities;
-  copies_ptr_.assign(A.n + 1, 0);
-  for (int i : velocities) ++copies_ptr_[i + 1];
-  for (int i = 0; i < A.n; ++i) copies_ptr_[i + 1] += copies_ptr_[i];
-  copies_.resize(velocities.size());
-  std::vector<int> next(copies_ptr_.begin(), copies_ptr_.end() - 1);
-  for (int e = 0; e < static_cast<int>(velocities.size()); ++e) copies_[next[velocities[e]]++] = e;
-  local_solutions_.setZero(static_cast<Eigen::Index>(velocities.size()));
+  copies_ = GroupBy(subdomains_.velocities, A.n);
+  local_solutions_.setZero(static_cast<Eigen::Index>(subdomains_.velocities.size()));
   blocks_.clear();
   blocks_.resize(subdomains_.count);
   budget.For(subdomains_.count, 1, [&](int begin, int end) {
@@ -70,7 +64,7 @@ bool SchwarzPreconditioner::Apply(const kernels::ThreadBudget& budget, const Eig
   budget.For(static_cast<int>(r.size()), 4096, [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
       double sum = 0.0;
-      for (int c = copies_ptr_[i]; c < copies_ptr_[i + 1]; ++c) sum += local_solutions_[copies_[c]];
+      for (int c = copies_.ptr[i]; c < copies_.ptr[i + 1]; ++c) sum += local_solutions_[copies_.items[c]];
       (*z)[i] = sum;
     }
   });

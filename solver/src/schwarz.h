@@ -52,9 +52,9 @@ class SchwarzPreconditioner {
 
   Subdomains subdomains_;
   std::vector<Block> blocks_;
-  /// Velocity → the entries of subdomains_.velocities that hold it (in subdomain order), compressed-row form; and
-  /// every subdomain's S_d⁻¹ R_d r at its entries.
-  std::vector<int> copies_ptr_, copies_;
+  /// Velocity → the entries of subdomains_.velocities that hold it (in subdomain order); and every subdomain's
+  /// S_d⁻¹ R_d r at its entries.
+  Groups copies_;
   Eigen::VectorXd local_solutions_;
 };
 

@@ -5,12 +5,6 @@
 #include <utility>
 
 namespace tamsi::internal {
-namespace {
-
-/// Items grouped by a key in compressed-row form: key → its items, in increasing item order.
-struct Groups {
-  std::vector<int> ptr, items;
-};
 
 Groups GroupBy(const std::vector<int>& key, int num_keys) {
   Groups g;
@@ -22,6 +16,8 @@ Groups GroupBy(const std::vector<int>& key, int num_keys) {
   for (int j = 0; j < static_cast<int>(key.size()); ++j) g.items[next[key[j]]++] = j;
   return g;
 }
+
+namespace {
 
 /// The body graph: body → the other bodies it shares an entry of A with (in pattern order, each once).
 Groups MakeBodyGraph(const CscView& A, const std::vector<int>& body, const Groups& velocities_of) {

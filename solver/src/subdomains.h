@@ -12,6 +12,13 @@
 
 namespace tamsi::internal {
 
+/// Items grouped by a key in compressed-row form: key → its items (indices into the keys), in increasing order.
+struct Groups {
+  std::vector<int> ptr, items;
+};
+/// The indices j of `key` grouped by key[j] ∈ [0, num_keys) (a counting sort).
+Groups GroupBy(const std::vector<int>& key, int num_keys);
+
 struct Subdomains {
   int count{0};
   /// Subdomain → its velocities (sorted local indices of A), compressed-row form: its part's bodies and the bodies
