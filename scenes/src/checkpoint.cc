@@ -21,20 +21,21 @@ constexpr int kFormatVersion = 2;
 struct DataArray {
   const char* name;
   double* (*field)(mjData*);
-  int (*size)(const mjModel&);
+  mjtSize (*size)(const mjModel&);
 };
 
 const DataArray kDataArrays[] = {
-    {"qpos", [](mjData* d) { return d->qpos; }, [](const mjModel& m) { return m.nq; }},
-    {"qvel", [](mjData* d) { return d->qvel; }, [](const mjModel& m) { return m.nv; }},
-    {"act", [](mjData* d) { return d->act; }, [](const mjModel& m) { return m.na; }},
-    {"ctrl", [](mjData* d) { return d->ctrl; }, [](const mjModel& m) { return m.nu; }},
-    {"qfrc_applied", [](mjData* d) { return d->qfrc_applied; }, [](const mjModel& m) { return m.nv; }},
-    {"xfrc_applied", [](mjData* d) { return d->xfrc_applied; }, [](const mjModel& m) { return 6 * m.nbody; }},
-    {"mocap_pos", [](mjData* d) { return d->mocap_pos; }, [](const mjModel& m) { return 3 * m.nmocap; }},
-    {"mocap_quat", [](mjData* d) { return d->mocap_quat; }, [](const mjModel& m) { return 4 * m.nmocap; }},
-    {"userdata", [](mjData* d) { return d->userdata; }, [](const mjModel& m) { return m.nuserdata; }},
-    {"qacc_warmstart", [](mjData* d) { return d->qacc_warmstart; }, [](const mjModel& m) { return m.nv; }},
+    {"qpos", [](mjData* d) { return d->qpos; }, [](const mjModel& m) -> mjtSize { return m.nq; }},
+    {"qvel", [](mjData* d) { return d->qvel; }, [](const mjModel& m) -> mjtSize { return m.nv; }},
+    {"act", [](mjData* d) { return d->act; }, [](const mjModel& m) -> mjtSize { return m.na; }},
+    {"ctrl", [](mjData* d) { return d->ctrl; }, [](const mjModel& m) -> mjtSize { return m.nu; }},
+    {"qfrc_applied", [](mjData* d) { return d->qfrc_applied; }, [](const mjModel& m) -> mjtSize { return m.nv; }},
+    {"xfrc_applied", [](mjData* d) { return d->xfrc_applied; },
+     [](const mjModel& m) -> mjtSize { return 6 * m.nbody; }},
+    {"mocap_pos", [](mjData* d) { return d->mocap_pos; }, [](const mjModel& m) -> mjtSize { return 3 * m.nmocap; }},
+    {"mocap_quat", [](mjData* d) { return d->mocap_quat; }, [](const mjModel& m) -> mjtSize { return 4 * m.nmocap; }},
+    {"userdata", [](mjData* d) { return d->userdata; }, [](const mjModel& m) -> mjtSize { return m.nuserdata; }},
+    {"qacc_warmstart", [](mjData* d) { return d->qacc_warmstart; }, [](const mjModel& m) -> mjtSize { return m.nv; }},
 };
 
 const char* EngineName(Engine engine) { return engine == Engine::kMujoco ? "mujoco" : "tamsi"; }

@@ -92,22 +92,16 @@ double InverseWeight(const mjModel& model, bool joint, int id) {
 }
 double EffectiveMass(double invweight) { return invweight > 0 ? 1.0 / invweight : 0.0; }
 
-/// Calls f(dof, value) for the nonzeros of tendon t's Jacobian row (dense or sparse, as MuJoCo stores it).
+/// Calls f(dof, value) for the nonzeros of tendon t's Jacobian row (sparse, in the model's pattern ten_J_*).
 template <class F>
 void ForEachTendonEntry(const mjModel& model, const mjData& data, int t, F f) {
-  if (mj_isSparse(&model)) {
-    const int start = data.ten_J_rowadr[t];
-    for (int k = start; k < start + data.ten_J_rownnz[t]; ++k) f(data.ten_J_colind[k], data.ten_J[k]);
-  } else {
-    const double* row = data.ten_J + static_cast<size_t>(t) * model.nv;
-    for (int j = 0; j < model.nv; ++j)
-      if (row[j] != 0.0) f(j, row[j]);
-  }
+  const int start = model.ten_J_rowadr[t];
+  for (int k = start; k < start + model.ten_J_rownnz[t]; ++k) f(model.ten_J_colind[k], data.ten_J[k]);
 }
 
 /// p = xpos + xmat · local, the world position of a point fixed in `body`.
 void WorldPoint(const mjData& data, int body, const double* local, double p[3]) {
-  mju_rotVecMat(p, local, data.xmat + 9 * body);
+  mju_mulMatVec3(p, data.xmat + 9 * body, local);
   for (int i = 0; i < 3; ++i) p[i] += data.xpos[3 * body + i];
 }
 
@@ -212,7 +206,7 @@ void ContactProblemBuilder::CalcEqualityRows(const mjModel& model, const mjData&
     return coef[0] + x * (coef[1] + x * (coef[2] + x * (coef[3] + x * coef[4])));
   };
   for (int e = 0; e < model.neq && (model.opt.disableflags & mjDSBL_EQUALITY) == 0; ++e) {
-    if (!model.eq_active[e]) continue;
+    if (!data.eq_active[e]) continue;
     const int id1 = model.eq_obj1id[e], id2 = model.eq_obj2id[e];
     const double* eq = model.eq_data + mjNEQDATA * e;
     BeginScratchRows();

@@ -17,6 +17,12 @@
 namespace tamsi::scenes {
 namespace {
 
+// The arena of a TAMSI-stepped model (bytes): its contacts, plus the collision's stack per geom (broad phase, convex
+// colliders) over a floor; GrowArena doubles it up to the cap.
+constexpr double kArenaStackBytesPerGeom = 4096;
+constexpr double kArenaFloorBytes = 16 << 20;
+constexpr mjtSize kMaxArenaBytes = mjtSize{64} << 30;
+
 std::mutex& WarningMutex() {
   static std::mutex mutex;
   return mutex;
@@ -26,7 +32,11 @@ std::string& WarningText() {
   return text;
 }
 
-void ThrowMujocoError(const char* message) { throw MujocoError(std::string("MuJoCo: ") + message); }
+void ThrowMujocoError(const char* message) {
+  const std::string text = std::string("MuJoCo: ") + message;
+  if (text.find("out of memory") != std::string::npos) throw ArenaFullError(text);
+  throw MujocoError(text);
+}
 
 void RecordMujocoWarning(const char* message) {
   std::lock_guard<std::mutex> lock(WarningMutex());
@@ -37,63 +47,16 @@ double Seconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// MuJoCo 2.2.2's compiler steps the model once with its default sizes: nstack = 5 (njmax + nv)² mjtNums, an int that
-// overflows from nv ≈ 20,000 (a 3,500-body pile), and a constraint solve that allocates nv² on that stack. Both crash
-// inside mj_loadXML. One constraint row (as ConfigureModelForTamsi runs with; MuJoCo's own engine resizes it) and a
-// stack for the broad phase over every geom pair, at least MuJoCo's default for a small model, are declared first
-// under the root element, so a <size> of the model's own still overrides them. Geoms and velocities are counted in
-// the text (included files are not read; the floor covers small ones). MJCF that is not a <mujoco> document (URDF)
-// is passed through unchanged.
-std::string WithLoaderSizes(const std::string& xml, const std::string& name) {
-  std::size_t root = 0;
-  while ((root = xml.find("<mujoco", root)) != std::string::npos) {
-    const std::size_t comment = xml.rfind("<!--", root);
-    const bool in_comment = comment != std::string::npos && xml.find("-->", comment) > root;
-    const char next = root + 7 < xml.size() ? xml[root + 7] : '\0';
-    if (!in_comment && (next == '>' || next == '/' || std::isspace(static_cast<unsigned char>(next)))) break;
-    root += 7;
-  }
-  if (root == std::string::npos) return xml;
-  char quote = '\0';
-  std::size_t end = root + 7;
-  for (; end < xml.size(); ++end) {
-    const char c = xml[end];
-    if (quote != '\0') {
-      if (c == quote) quote = '\0';
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '>') {
-      break;
-    }
-  }
-  if (end >= xml.size() || xml[end - 1] == '/') return xml;
-  auto count = [&xml](const char* tag) {
-    double n = 0;
-    for (std::size_t at = xml.find(tag); at != std::string::npos; at = xml.find(tag, at + 1)) n += 1;
-    return n;
-  };
-  const double geoms = count("<geom"), velocities = 6.0 * count("<body") + count("<joint");
-  const double stack = std::max(TamsiStack(velocities, geoms), std::min(MujocoDefaultStack(velocities), 1.0e8));
-  if (stack * sizeof(mjtNum) > static_cast<double>(INT_MAX)) {
-    throw ModelLoadError("cannot load model '" + name + "': its ~" + std::to_string(static_cast<long>(geoms)) +
-                         " geoms need a collision stack beyond MuJoCo 2.2.2's 32-bit size");
-  }
-  const std::string sizes = "<size njmax=\"1\" nstack=\"" + std::to_string(static_cast<long>(stack)) + "\"/>";
-  return xml.substr(0, end + 1) + sizes + xml.substr(end + 1);
-}
-
 // Compiles MJCF text through MuJoCo's VFS under `vfs_name` (a file name or path); `name` is for messages.
 ModelPtr LoadMjcf(const std::string& xml, const std::string& vfs_name, const std::string& name) {
   if (xml.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ModelLoadError("cannot load model '" + name + "': the file is empty");
-  const std::string sized = WithLoaderSizes(xml, name);
   auto vfs = std::make_unique<mjVFS>();
   mj_defaultVFS(vfs.get());
-  if (mj_makeEmptyFileVFS(vfs.get(), vfs_name.c_str(), static_cast<int>(sized.size())) != 0) {
+  if (mj_addBufferVFS(vfs.get(), vfs_name.c_str(), xml.data(), static_cast<int>(xml.size())) != 0) {
+    mj_deleteVFS(vfs.get());
     throw ModelLoadError("cannot load model '" + name + "': MuJoCo's virtual file system refused it");
   }
-  const int index = mj_findFileVFS(vfs.get(), vfs_name.c_str());
-  std::memcpy(vfs->filedata[index], sized.data(), sized.size());
   char error[1024] = "";
   mjModel* model = nullptr;
   try {
@@ -169,10 +132,11 @@ DataPtr RemakeData(const mjModel& m, const mjData& data) {
   return fresh;
 }
 
-void GrowContactList(mjModel* model, DataPtr* data) {
-  if (model->nconmax > INT_MAX / 4)
-    throw MujocoError("contact list cannot grow beyond " + std::to_string(model->nconmax));
-  model->nconmax *= 2;
+void GrowArena(mjModel* model, DataPtr* data) {
+  if (model->narena > kMaxArenaBytes / 2) {
+    throw MujocoError("MuJoCo's arena cannot grow beyond " + std::to_string(model->narena) + " bytes");
+  }
+  model->narena *= 2;
   *data = RemakeData(*model, **data);
 }
 
@@ -196,21 +160,10 @@ ContactDefaults PenetrationAllowanceDefaults(const mjModel& model, double allowa
   return defaults;
 }
 
-double TamsiStack(double velocities, double geoms) { return 1.0e5 + 20.0 * velocities + geoms * geoms; }
-
-double MujocoDefaultStack(double n) { return 5.0 * (500.0 + n) * (500.0 + n); }
-
 void ConfigureModelForTamsi(mjModel* model, int min_contacts) {
-  // One efc row: mj_makeData still allocates the efc arrays (njmax × nv and njmax × njmax), so this keeps the
-  // 32-bit buffer small; we never call mj_makeConstraint.
-  model->njmax = 1;
-  model->nconmax = std::max(model->nconmax, std::max(min_contacts, 8 * model->ngeom + 100));
-  const double stack = TamsiStack(model->nv, model->ngeom);
-  if (stack * sizeof(mjtNum) > static_cast<double>(INT_MAX)) {
-    throw std::invalid_argument("model has " + std::to_string(model->ngeom) +
-                                " geoms: MuJoCo 2.2.2's collision stack would exceed its 32-bit size");
-  }
-  model->nstack = static_cast<int>(stack);
+  const double contacts = std::max(min_contacts, 8 * static_cast<int>(model->ngeom) + 100);
+  const double bytes = contacts * sizeof(mjContact) + kArenaStackBytesPerGeom * model->ngeom + kArenaFloorBytes;
+  model->narena = std::max(model->narena, static_cast<mjtSize>(std::min(bytes, static_cast<double>(kMaxArenaBytes))));
 }
 
 ContactProblemBuilder::~ContactProblemBuilder() = default;
@@ -264,7 +217,7 @@ ContactProblemBuilder::ContactProblemBuilder(const mjModel& model, const Contact
   tau_.setZero(model.nv);
   BuildMassPattern(model);
   damping_.setZero(model.nv);
-  if ((model.opt.disableflags & mjDSBL_PASSIVE) == 0) {
+  if ((model.opt.disableflags & mjDSBL_DAMPER) == 0) {
     damping_ = Eigen::Map<const Eigen::VectorXd>(model.dof_damping, model.nv);
   }
   for (int a = 0; a < model.nu && (model.opt.disableflags & mjDSBL_ACTUATION) == 0; ++a) {
@@ -296,8 +249,13 @@ bool ContactProblemBuilder::Build(const mjModel& model, mjData* data, double h, 
   mj_tendon(&model, data);
   mj_transmission(&model, data);
   mj_crb(&model, data);
-  Collide(model, data, narrow_phase_);
-  if (data->ncon >= model.nconmax) return false;
+  const int full_before = data->warning[mjWARN_CONTACTFULL].number;
+  try {
+    Collide(model, data, narrow_phase_);
+  } catch (const ArenaFullError&) {
+    return false;
+  }
+  if (data->warning[mjWARN_CONTACTFULL].number != full_before) return false;
   // Velocity stage: cvel, qfrc_passive, qfrc_bias; then actuation.
   mj_fwdVelocity(&model, data);
   mj_fwdActuation(&model, data);
@@ -330,13 +288,13 @@ bool ContactProblemBuilder::Build(const mjModel& model, mjData* data, double h, 
 
 void ContactProblemBuilder::BuildMassPattern(const mjModel& model) {
   const int nv = model.nv;
-  // qM holds, for each dof i, M(i, i) at dof_Madr[i] followed by M(i, j) for the ancestors j of i along
-  // dof_parentid. Each nonzero of the pattern records (as its value) the qM address it reads.
+  // mjData.M holds the lower triangle of M by rows (CSR: M_rowadr, M_rownnz, M_colind), row i the ancestors j ≤ i
+  // of dof i and its diagonal. Each nonzero of the pattern records (as its value) the address in M it reads.
   std::vector<Eigen::Triplet<double>> triplets;
-  triplets.reserve(2 * static_cast<size_t>(model.nM));
+  triplets.reserve(2 * static_cast<size_t>(model.nC));
   for (int i = 0; i < nv; ++i) {
-    int adr = model.dof_Madr[i];
-    for (int j = i; j >= 0; j = model.dof_parentid[j], ++adr) {
+    for (int adr = model.M_rowadr[i]; adr < model.M_rowadr[i] + model.M_rownnz[i]; ++adr) {
+      const int j = model.M_colind[adr];
       triplets.emplace_back(i, j, adr);
       if (j != i) triplets.emplace_back(j, i, adr);
     }
@@ -360,7 +318,7 @@ void ContactProblemBuilder::BuildMassPattern(const mjModel& model) {
 void ContactProblemBuilder::AssembleMassMatrix(const mjData& data, SparseMatrix* M) {
   *M = mass_pattern_;
   double* values = M->valuePtr();
-  for (size_t k = 0; k < mass_source_.size(); ++k) values[k] = data.qM[mass_source_[k]];
+  for (size_t k = 0; k < mass_source_.size(); ++k) values[k] = data.M[mass_source_[k]];
 }
 
 void ContactProblemBuilder::SetTimeStep(double h, ContactProblem* problem) const {
@@ -439,10 +397,7 @@ void ContactProblemBuilder::AssembleJacobians(const mjModel& model, const mjData
     info.tangent2 = Eigen::Vector3d(con.frame[6], con.frame[7], con.frame[8]);
     const double k1 = geom_stiffness_[g1], k2 = geom_stiffness_[g2];
     const double d1 = geom_dissipation_[g1], d2 = geom_dissipation_[g2];
-    // MuJoCo 2.2.2's box–box collider reports half the overlap along the normal (face, edge and corner contacts
-    // alike; the contact point is the midpoint of the overlap): take the overlap itself.
-    const bool box_box = model.geom_type[g1] == mjGEOM_BOX && model.geom_type[g2] == mjGEOM_BOX;
-    problem->delta0[i] = box_box ? -2.0 * con.dist : -con.dist;
+    problem->delta0[i] = -con.dist;
     problem->stiffness[i] = k1 * k2 / (k1 + k2);
     problem->dissipation[i] = (k2 * d1 + k1 * d2) / (k1 + k2);
     problem->friction[i] = con.dim == 1 ? 0.0 : con.friction[0];

@@ -97,7 +97,7 @@ void MujocoOdeSystem::Evaluate(double t, const Eigen::VectorXd& x, bool control)
     data_->time = t;
     if (control && controller_) controller_(*model_, data_.get());
     if (builder_.Build(*model_, data_.get(), options_.time_step, &problem_)) return;
-    GrowContactList(model_.get(), &data_);
+    GrowArena(model_.get(), &data_);
   }
 }
 

@@ -1,126 +1,131 @@
 #include <tamsi/scenes/mujoco_frontend.h>
 
-#include <cmath>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 namespace tamsi::scenes {
 namespace {
 
 // The narrow phase of the calls to Collide on this thread; MuJoCo's own everywhere else (its own engine included).
 thread_local NarrowPhase active_narrow_phase = NarrowPhase::kMujoco;
-// MuJoCo's entry for sphere–cylinder pairs (2.2.2: its general convex collider, libccd's MPR), before ours.
-mjfCollision mujoco_sphere_cylinder = nullptr;
+// MuJoCo's entry for plane–mesh pairs (its convex collider: GJK/EPA with multi-point contact), before ours.
+mjfCollision mujoco_plane_mesh = nullptr;
 
-// Sphere geom g1 against cylinder geom g2 in closed form, under MuJoCo's collision-function contract: one contact
-// when the surfaces are closer than `margin` (m), with dist (m, < 0 in penetration), pos (world, m; midway between
-// the two surfaces along the normal) and frame[0..2] (unit normal from the sphere toward the cylinder; mj_collision
-// completes the frame from the normal, frame[3..5] zero, and fills the rest). The cylinder's signed distance field is
-// exact: outside, the distance to the nearest point of its side, cap or rim; inside, the depth below the nearest of its
-// side and caps.
-int AnalyticSphereCylinder(const mjModel* m, const mjData* d, mjContact* con, int g1, int g2, mjtNum margin) {
-  const mjtNum* center = d->geom_xpos + 3 * g1;
-  const mjtNum sphere_radius = m->geom_size[3 * g1];
-  const mjtNum* rotation = d->geom_xmat + 9 * g2;
-  const mjtNum radius = m->geom_size[3 * g2], half_height = m->geom_size[3 * g2 + 1];
-  mjtNum offset[3], local[3];
-  mju_sub3(offset, center, d->geom_xpos + 3 * g2);
-  mju_rotVecMatT(local, offset, rotation);  // the sphere's centre in the cylinder's frame (axis z)
-  const mjtNum rho = std::sqrt(local[0] * local[0] + local[1] * local[1]);
-  // How far the centre lies outside the side's and the caps' slabs (m, < 0 inside).
-  const mjtNum radial_gap = rho - radius, axial_gap = std::abs(local[2]) - half_height;
-  const mjtNum radial[2] = {rho > 0 ? local[0] / rho : 1.0, rho > 0 ? local[1] / rho : 0.0};
-  const mjtNum axial = local[2] >= 0 ? 1.0 : -1.0;
-  // The centre's signed distance from the surface (m) and the cylinder's outward normal there (cylinder frame).
-  mjtNum distance, normal_local[3];
-  if (radial_gap > 0 && axial_gap > 0) {  // beyond the rim
-    distance = std::sqrt(radial_gap * radial_gap + axial_gap * axial_gap);
-    normal_local[0] = radial[0] * radial_gap / distance;
-    normal_local[1] = radial[1] * radial_gap / distance;
-    normal_local[2] = axial * axial_gap / distance;
-  } else if (axial_gap > radial_gap) {  // over a cap, or inside and nearer a cap than the side
-    distance = axial_gap;
-    normal_local[0] = normal_local[1] = 0.0;
-    normal_local[2] = axial;
-  } else {  // beside the side, or inside and nearer the side
-    distance = radial_gap;
-    normal_local[0] = radial[0];
-    normal_local[1] = radial[1];
-    normal_local[2] = 0.0;
+// The vertices of mesh geom g2's convex hull (every mesh vertex without one: mesh_graphadr = −1) over plane geom g1.
+class HullOverPlane {
+ public:
+  HullOverPlane(const mjModel* m, const mjData* d, int g1, int g2) : m_(m), d_(d), g1_(g1), g2_(g2) {
+    const int mesh = m->geom_dataid[g2];
+    vertices_ = m->mesh_vert + 3 * m->mesh_vertadr[mesh];
+    const int* graph = m->mesh_graphadr[mesh] >= 0 ? m->mesh_graph + m->mesh_graphadr[mesh] : nullptr;
+    count_ = graph ? graph[0] : m->mesh_vertnum[mesh];
+    hull_ = graph ? graph + 2 + count_ : nullptr;  // the hull vertices' ids in the mesh
+    const mjtNum* plane = d->geom_xmat + 9 * g1;
+    normal_[0] = plane[2];  // the plane's z axis
+    normal_[1] = plane[5];
+    normal_[2] = plane[8];
   }
-  const mjtNum dist = distance - sphere_radius;
-  if (dist >= margin) return 0;
-  mjtNum outward[3];
-  mju_rotVecMat(outward, normal_local, rotation);
-  con->dist = dist;
-  mju_scl3(con->frame, outward, -1.0);
-  mju_zero3(con->frame + 3);  // no tangent given: mj_collision picks one (the array is its uninitialized stack)
-  mju_addScl3(con->pos, center, outward, -0.5 * (distance + sphere_radius));
+  int count() const { return count_; }
+  const mjtNum* normal() const { return normal_; }
+  /// Vertex i's world position p (m); returns its signed height above the plane (m).
+  mjtNum Height(int i, mjtNum p[3]) const {
+    const float* v = vertices_ + 3 * (hull_ ? hull_[i] : i);
+    const mjtNum local[3] = {v[0], v[1], v[2]};
+    mjtNum offset[3];
+    mju_mulMatVec3(p, d_->geom_xmat + 9 * g2_, local);
+    mju_addTo3(p, d_->geom_xpos + 3 * g2_);
+    mju_sub3(offset, p, d_->geom_xpos + 3 * g1_);
+    return mju_dot3(offset, normal_);
+  }
+  /// The contact at vertex i: dist its height, pos midway between it and the plane, normal the plane's z axis.
+  void Emit(int i, mjPreContact* con) const {
+    mjtNum p[3];
+    con->dist = Height(i, p);
+    mju_copy3(con->normal, normal_);
+    mju_zero3(con->tangent);  // no tangent given: mj_collision picks one
+    mju_addScl3(con->pos, p, normal_, -0.5 * con->dist);
+  }
+
+ private:
+  const mjModel* m_;
+  const mjData* d_;
+  int g1_, g2_;
+  const float* vertices_;
+  const int* hull_;
+  int count_;
+  mjtNum normal_[3];
+};
+
+/// The deepest vertex and its height (m).
+std::pair<int, mjtNum> Deepest(const HullOverPlane& hull) {
+  std::pair<int, mjtNum> deepest{-1, 0.0};
+  for (int i = 0; i < hull.count(); ++i) {
+    mjtNum p[3];
+    const mjtNum height = hull.Height(i, p);
+    if (deepest.first < 0 || height < deepest.second) deepest = {i, height};
+  }
+  return deepest;
+}
+
+// A plane–mesh pair the support collider found touching on this thread, with its detection margin (m).
+struct TouchingPair {
+  int plane, mesh;
+  mjtNum margin;
+};
+thread_local std::vector<TouchingPair> touching_pairs;
+
+// Plane geom g1 against the convex hull of mesh geom g2, the part inside MuJoCo's collision: the deepest vertex, if
+// closer to the plane than `margin`, is the pair's one contact there (MuJoCo fills its frame, friction and solver
+// parameters) and the pair is recorded; AddSupportContacts then adds the pair's other touching vertices.
+int SupportPlaneMesh(const mjModel* m, mjData* d, mjPreContact* con, int g1, int g2, mjtNum margin) {
+  if (m->geom_dataid[g2] < 0) return 0;
+  const HullOverPlane hull(m, d, g1, g2);
+  const auto [deepest, height] = Deepest(hull);
+  if (deepest < 0 || height >= margin) return 0;
+  hull.Emit(deepest, con);
+  touching_pairs.push_back({g1, g2, margin});
   return 1;
 }
 
-// MuJoCo's entry for plane–mesh pairs (2.2.2: its deepest hull vertex and up to a few more), before ours.
-mjfCollision mujoco_plane_mesh = nullptr;
-
-// Plane geom g1 against the convex hull of mesh geom g2: every hull vertex closer to the plane than `margin` is a
-// contact (dist its signed height above the plane, pos midway between it and the plane, normal the plane's z axis
-// toward the mesh), so a hull resting on a face is held at every corner of that face, as a box is, and each contact's
-// force starts from zero as its vertex reaches the plane. Beyond mjMAXCONPAIR candidates the deepest are kept.
-// Without a hull (mesh_graphadr = −1) every vertex of the mesh is a candidate.
-int SupportPlaneMesh(const mjModel* m, const mjData* d, mjContact* con, int g1, int g2, mjtNum margin) {
-  const int mesh = m->geom_dataid[g2];
-  if (mesh < 0) return 0;
-  const mjtNum* plane = d->geom_xmat + 9 * g1;
-  const mjtNum normal[3] = {plane[2], plane[5], plane[8]};  // the plane's z axis
-  const mjtNum* rotation = d->geom_xmat + 9 * g2;
-  const float* vertices = m->mesh_vert + 3 * m->mesh_vertadr[mesh];
-  const int* graph = m->mesh_graphadr[mesh] >= 0 ? m->mesh_graph + m->mesh_graphadr[mesh] : nullptr;
-  const int count = graph ? graph[0] : m->mesh_vertnum[mesh];
-  const int* hull = graph ? graph + 2 + count : nullptr;  // the hull vertices' ids in the mesh
-  int n = 0;
-  for (int i = 0; i < count; ++i) {
-    const float* v = vertices + 3 * (hull ? hull[i] : i);
-    const mjtNum local[3] = {v[0], v[1], v[2]};
-    mjtNum p[3], offset[3];
-    mju_rotVecMat(p, local, rotation);
-    mju_addTo3(p, d->geom_xpos + 3 * g2);
-    mju_sub3(offset, p, d->geom_xpos + 3 * g1);
-    const mjtNum dist = mju_dot3(offset, normal);
-    if (dist >= margin) continue;
-    int slot = n;
-    if (n == mjMAXCONPAIR) {  // full: replace the shallowest if this one is deeper
-      slot = 0;
-      for (int j = 1; j < n; ++j)
-        if (con[j].dist > con[slot].dist) slot = j;
-      if (dist >= con[slot].dist) continue;
-    } else {
-      ++n;
+// Every other hull vertex of each recorded pair that is closer to the plane than the pair's margin becomes a contact,
+// a copy of the pair's contact with the vertex's dist and pos, so a hull resting on a face is held at every corner of
+// that face, as a box is, and each contact's force starts from zero as its vertex reaches the plane. (MuJoCo's
+// collision function contract leaves a plane–mesh pair room for four contacts, mj_maxContact: too few for a face of
+// many vertices, on which the deepest four rock.) Stops when the contact list is full (mjWARN_CONTACTFULL).
+void AddSupportContacts(const mjModel& model, mjData* data) {
+  const int ncon = data->ncon;
+  int cursor = 0;
+  for (const TouchingPair& pair : touching_pairs) {
+    while (cursor < ncon && (data->contact[cursor].geom[0] != pair.plane || data->contact[cursor].geom[1] != pair.mesh))
+      ++cursor;
+    if (cursor == ncon) return;
+    mjContact contact = data->contact[cursor];
+    const HullOverPlane hull(&model, data, pair.plane, pair.mesh);
+    const int deepest = Deepest(hull).first;
+    for (int i = 0; i < hull.count(); ++i) {
+      mjtNum p[3];
+      if (i == deepest || hull.Height(i, p) >= pair.margin) continue;
+      mjPreContact vertex;
+      hull.Emit(i, &vertex);
+      contact.dist = vertex.dist;
+      mju_copy3(contact.pos, vertex.pos);
+      if (mj_addContact(&model, data, &contact) != 0) return;
     }
-    con[slot].dist = dist;
-    mju_copy3(con[slot].frame, normal);
-    mju_zero3(con[slot].frame + 3);  // no tangent given: mj_collision picks one
-    mju_addScl3(con[slot].pos, p, normal, -0.5 * dist);
   }
-  return n;
 }
 
-int SphereCylinder(const mjModel* m, const mjData* d, mjContact* con, int g1, int g2, mjtNum margin) {
-  if (active_narrow_phase == NarrowPhase::kAnalytic) return AnalyticSphereCylinder(m, d, con, g1, g2, margin);
-  return mujoco_sphere_cylinder(m, d, con, g1, g2, margin);
-}
-
-int PlaneMesh(const mjModel* m, const mjData* d, mjContact* con, int g1, int g2, mjtNum margin) {
+int PlaneMesh(const mjModel* m, mjData* d, mjPreContact* con, int g1, int g2, mjtNum margin) {
   if (active_narrow_phase == NarrowPhase::kAnalytic) return SupportPlaneMesh(m, d, con, g1, g2, margin);
   return mujoco_plane_mesh(m, d, con, g1, g2, margin);
 }
 
-// Routes MuJoCo's sphere–cylinder and plane–mesh entries through SphereCylinder and PlaneMesh, once per process. The
+// Routes MuJoCo's plane–mesh entry through PlaneMesh, once per process. The
 // table is MuJoCo's documented hook for custom colliders; the entry keeps MuJoCo's collider for every thread outside
 // Collide.
 void InstallNarrowPhase() {
   static std::once_flag once;
   std::call_once(once, [] {
-    mujoco_sphere_cylinder = mjCOLLISIONFUNC[mjGEOM_SPHERE][mjGEOM_CYLINDER];
-    mjCOLLISIONFUNC[mjGEOM_SPHERE][mjGEOM_CYLINDER] = &SphereCylinder;
     mujoco_plane_mesh = mjCOLLISIONFUNC[mjGEOM_PLANE][mjGEOM_MESH];
     mjCOLLISIONFUNC[mjGEOM_PLANE][mjGEOM_MESH] = &PlaneMesh;
   });
@@ -145,7 +150,9 @@ class NarrowPhaseScope {
 void Collide(const mjModel& model, mjData* data, NarrowPhase narrow_phase) {
   InstallNarrowPhase();
   NarrowPhaseScope scope(narrow_phase);
+  touching_pairs.clear();
   mj_collision(&model, data);
+  if (narrow_phase == NarrowPhase::kAnalytic) AddSupportContacts(model, data);
 }
 
 }  // namespace tamsi::scenes

@@ -132,8 +132,7 @@ void Renderer::AddContacts(const std::vector<ContactMarker>& contacts) {
     if (options_.contact_forces && c.scene.ngeom < c.scene.maxgeom && (tip - contact.position).norm() > 1e-9) {
       mjvGeom* geom = c.scene.geoms + c.scene.ngeom++;
       mjv_initGeom(geom, mjGEOM_ARROW, nullptr, nullptr, nullptr, m.vis.rgba.contactforce);
-      mjv_makeConnector(geom, mjGEOM_ARROW, m.vis.scale.forcewidth * size, contact.position[0], contact.position[1],
-                        contact.position[2], tip[0], tip[1], tip[2]);
+      mjv_connector(geom, mjGEOM_ARROW, m.vis.scale.forcewidth * size, contact.position.data(), tip.data());
       geom->category = mjCAT_DECOR;
     }
   }

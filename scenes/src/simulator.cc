@@ -172,24 +172,6 @@ Simulator::Simulator(ModelPtr model, const SimulatorOptions& options, int keyfra
     ResetState(*model_, data_.get(), keyframe);
     return;
   }
-  // MuJoCo's solver needs its constraint buffer (njmax × njmax and njmax × nv arrays in one 32-bit buffer): size it
-  // from the contacts at the initial state, found with a TAMSI-sized copy of the model.
-  ModelPtr probe_model(mj_copyModel(nullptr, model_.get()));
-  ConfigureModelForTamsi(probe_model.get(), 0);
-  DataPtr probe(mj_makeData(probe_model.get()));
-  ResetState(*probe_model, probe.get(), keyframe);
-  mj_kinematics(probe_model.get(), probe.get());
-  mj_comPos(probe_model.get(), probe.get());
-  mj_collision(probe_model.get(), probe.get());
-  SizeMujocoConstraints(probe->ncon);
-  // Its solver also takes dense nv × nv and row-sized arrays from the stack: give it the size MuJoCo 2.2.2's
-  // compiler picks by default (5 (500 + nv + neq)² mjtNums); the loader declared a smaller one.
-  const double stack = MujocoDefaultStack(static_cast<double>(model_->nv) + model_->neq);
-  if (stack > static_cast<double>(INT_MAX)) {
-    throw std::invalid_argument("MuJoCo 2.2.2 cannot run this scene with its own solver: nv = " +
-                                std::to_string(model_->nv) + " needs a stack beyond its 32-bit size");
-  }
-  model_->nstack = std::max(model_->nstack, static_cast<int>(stack));
   model_->opt.timestep = time_step_;
   if (options.mujoco_solver >= 0) model_->opt.solver = options.mujoco_solver;
   mjcb_time = &SteadyClockSeconds;
@@ -311,27 +293,7 @@ double Simulator::NormalForceBetween(int a, int b) const {
 }
 
 void Simulator::BuildProblem() {
-  while (!builder_.Build(*model_, data_.get(), time_step_, &problem_)) GrowContactList(model_.get(), &data_);
-}
-
-void Simulator::SizeMujocoConstraints(int contacts) {
-  // Room for `contacts` and a fifth more; the model's own <size> (nconmax, njmax) is kept where it is larger.
-  const int wanted = static_cast<int>(std::ceil(1.2 * contacts)) + 32;
-  model_->nconmax = std::max(model_->nconmax, wanted);
-  // At least MuJoCo's default of 500 rows (the loader declared one), 4 rows per pyramidal contact.
-  model_->njmax = std::max({model_->njmax, 500, 4 * wanted + 6 * model_->neq + model_->njnt});
-  CheckMujocoConstraintBuffer(contacts);
-}
-
-void Simulator::CheckMujocoConstraintBuffer(int contacts) const {
-  const double njmax = model_->njmax, nv = model_->nv;
-  const double efc_bytes = 12.0 * njmax * njmax + 24.0 * njmax * nv;
-  if (efc_bytes > static_cast<double>(INT_MAX)) {
-    throw std::invalid_argument("MuJoCo 2.2.2 cannot run this scene with its own solver: " + std::to_string(contacts) +
-                                " contacts need njmax = " + std::to_string(model_->njmax) +
-                                " constraint rows, whose buffer (about " + Format("%.3g", efc_bytes / 1e9) +
-                                " GB) exceeds its 32-bit size");
-  }
+  while (!builder_.Build(*model_, data_.get(), time_step_, &problem_)) GrowArena(model_.get(), &data_);
 }
 
 StepInfo Simulator::StepTamsi() {
@@ -444,7 +406,6 @@ void Simulator::IntegrateActivations() {
 }
 
 StepInfo Simulator::StepMujoco() {
-  StepInfo info;
   const mjModel& m = *model_;
   mjData* d = data_.get();
   const Eigen::VectorXd qpos = Eigen::Map<const Eigen::VectorXd>(d->qpos, m.nq);
@@ -459,40 +420,45 @@ StepInfo Simulator::StepMujoco() {
                                    d->timer[mjTIMER_POS_PROJECT].duration;
   const auto start = std::chrono::steady_clock::now();
   if (controller_) controller_(m, d);
-  mj_step(&m, d);
-  const double total = Seconds(start);
-  for (size_t w = 0; w < std::size(kMujocoFatalWarnings); ++w) {
-    if (d->warning[kMujocoFatalWarnings[w]].number != warnings_before[w]) {
-      std::copy_n(qpos.data(), m.nq, d->qpos);
-      std::copy_n(qvel.data(), m.nv, d->qvel);
-      std::copy_n(act.data(), m.na, d->act);  // a model without activations: act.data() is null
-      d->time = time;
-      const int warning = kMujocoFatalWarnings[w];
-      if (warning == mjWARN_CONTACTFULL || warning == mjWARN_CNSTRFULL) {
-        // The buffers were sized from the first state's contacts (a bin dropped from above has none): double them
-        // and take the step again, as TAMSI's front end grows its contact list.
-        try {
-          if (warning == mjWARN_CONTACTFULL) {
-            SizeMujocoConstraints(2 * model_->nconmax);
-          } else {
-            model_->njmax *= 2;
-            CheckMujocoConstraintBuffer(model_->nconmax);
-          }
-        } catch (const std::invalid_argument& e) {
-          throw StepFailedError("step " + std::to_string(stats_.steps) + " at t = " + std::to_string(time) +
-                                " s: " + e.what());
-        }
-        data_ = RemakeData(*model_, *data_);
-        return StepMujoco();
-      }
-      throw StepFailedError("step " + std::to_string(stats_.steps) + " at t = " + std::to_string(time) +
-                            " s failed in MuJoCo's solver: " + LastMujocoWarning());
-    }
+  bool arena_full = false;
+  try {
+    mj_step(&m, d);
+  } catch (const ArenaFullError&) {
+    arena_full = true;
   }
+  const double total = Seconds(start);
+  int fatal = -1;
+  for (size_t w = 0; w < std::size(kMujocoFatalWarnings) && fatal < 0; ++w) {
+    if (d->warning[kMujocoFatalWarnings[w]].number != warnings_before[w]) fatal = kMujocoFatalWarnings[w];
+  }
+  if (!arena_full && fatal < 0) return MujocoStepInfo(constraint_before, total);
+  std::copy_n(qpos.data(), m.nq, d->qpos);
+  std::copy_n(qvel.data(), m.nv, d->qvel);
+  std::copy_n(act.data(), m.na, d->act);  // a model without activations: act.data() is null
+  d->time = time;
+  if (!arena_full && fatal != mjWARN_CONTACTFULL && fatal != mjWARN_CNSTRFULL) {
+    throw StepFailedError("step " + std::to_string(stats_.steps) + " at t = " + std::to_string(time) +
+                          " s failed in MuJoCo's solver: " + LastMujocoWarning());
+  }
+  // The arena (contacts, constraint rows, the solver's matrices) was sized by MuJoCo's compiler for the first state
+  // (a bin dropped from above has no contacts): double it and take the step again, as TAMSI's front end does for its
+  // contact list.
+  try {
+    GrowArena(model_.get(), &data_);
+  } catch (const MujocoError& e) {
+    throw StepFailedError("step " + std::to_string(stats_.steps) + " at t = " + std::to_string(time) +
+                          " s: " + e.what());
+  }
+  return StepMujoco();
+}
+
+StepInfo Simulator::MujocoStepInfo(double constraint_before, double total) const {
+  const mjData* d = data_.get();
+  StepInfo info;
   info.time_solve = d->timer[mjTIMER_CONSTRAINT].duration + d->timer[mjTIMER_POS_MAKE].duration +
                     d->timer[mjTIMER_POS_PROJECT].duration - constraint_before;
   info.time_frontend = total - info.time_solve;
-  info.iterations = d->solver_iter;
+  info.iterations = *std::max_element(d->solver_niter, d->solver_niter + std::clamp(d->nisland, 1, mjNISLAND));
   info.contacts = d->ncon;
   return info;
 }

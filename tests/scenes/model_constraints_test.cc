@@ -292,7 +292,7 @@ double MaxConnectGap(const mjModel& m, const mjData& d) {
     double p[2][3];
     for (int k = 0; k < 2; ++k) {
       const int body = k == 0 ? m.eq_obj1id[e] : m.eq_obj2id[e];
-      mju_rotVecMat(p[k], m.eq_data + mjNEQDATA * e + 3 * k, d.xmat + 9 * body);
+      mju_mulMatVec3(p[k], d.xmat + 9 * body, m.eq_data + mjNEQDATA * e + 3 * k);
       mju_addTo3(p[k], d.xpos + 3 * body);
     }
     gap = std::max(gap, std::hypot(p[0][0] - p[1][0], p[0][1] - p[1][1], p[0][2] - p[1][2]));

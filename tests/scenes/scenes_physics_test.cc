@@ -440,29 +440,30 @@ TEST(ClutterBin, ThrownBinStartsAtItsDropSpeedAndConvergesWithoutRetries) {
   EXPECT_LE(stats.iterations_max, 30);
 }
 
-// MuJoCo's own engine on a bin dropped from above: its buffers, sized from the first state (no contact), grow when
-// the bodies land, and the step is taken again, so the side-by-side runs of dropped bins compare whole runs.
-TEST(ClutterBin, MujocosEngineGrowsItsBuffersWhenADroppedBinLands) {
+// MuJoCo's own engine on a bin dropped from above, with an arena that holds the first state (no contact) but not the
+// landed bodies: it grows when they land, and the step is taken again, so the side-by-side runs of dropped bins
+// compare whole runs.
+TEST(ClutterBin, MujocosEngineGrowsItsArenaWhenADroppedBinLands) {
   SceneOptions scene_options;
   scene_options.clutter_bodies = 100;
   Scene scene = LoadScene("clutter_bin", scene_options);
+  scene.model->narena = 256 << 10;
   SimulatorOptions options;
   options.engine = Engine::kMujoco;
   options.mujoco_solver = mjSOL_CG;
   Simulator sim(std::move(scene.model), options, -1);
-  const int first_capacity = sim.model().nconmax;
+  const mjtSize first_arena = sim.model().narena;
   for (int n = 0; n < 150; ++n) sim.Step();
-  EXPECT_GT(sim.statistics().contacts_max, first_capacity);
-  EXPECT_GT(sim.model().nconmax, first_capacity);
+  EXPECT_GT(sim.statistics().contacts_max, 100);
+  EXPECT_GT(sim.model().narena, first_arena);
   EXPECT_EQ(sim.statistics().steps, 150);
 }
 
-// A model's own <size> is kept: MuJoCo's engine runs it with the constraint rows it declares (sizing from its large
-// nconmax instead, 4 rows a contact, rejected such models as too big for MuJoCo's 32-bit buffer).
+// A model's own <size> is kept: MuJoCo's engine runs it with the arena it declares.
 TEST(Simulator, MujocosEngineKeepsTheModelsOwnSizes) {
   ModelPtr model = LoadModelFromString(R"(
 <mujoco>
-  <size njmax="3000" nconmax="2000"/>
+  <size memory="64M"/>
   <worldbody>
     <geom type="plane" size="1 1 0.1"/>
     <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.05 0.05 0.05"/></body>
@@ -472,8 +473,7 @@ TEST(Simulator, MujocosEngineKeepsTheModelsOwnSizes) {
   SimulatorOptions options;
   options.engine = Engine::kMujoco;
   Simulator sim(std::move(model), options, -1);
-  EXPECT_EQ(sim.model().njmax, 3000);
-  EXPECT_EQ(sim.model().nconmax, 2000);
+  EXPECT_EQ(sim.model().narena, mjtSize{64} << 20);
   for (int n = 0; n < 100; ++n) sim.Step();
   EXPECT_GT(sim.statistics().contacts_max, 0);
 }

@@ -31,6 +31,13 @@ class MujocoError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A MuJoCo error for an arena (mjData's contacts, constraint rows and stack) too small for the computation; the
+/// caller grows it (GrowArena) and computes again.
+class ArenaFullError : public MujocoError {
+ public:
+  using MujocoError::MujocoError;
+};
+
 struct ModelDeleter {
   void operator()(mjModel* model) const { mj_deleteModel(model); }
 };
@@ -56,9 +63,9 @@ ModelPtr LoadModelFromString(const std::string& xml, const std::string& name, co
 /// A new mjData for `model` (e.g. after its buffer sizes grew) holding `data`'s state: qpos, qvel, act, ctrl, applied
 /// forces, mocap poses, userdata, MuJoCo's warm start and the time.
 DataPtr RemakeData(const mjModel& model, const mjData& data);
-/// Doubles model->nconmax, the contact list MuJoCo's collision fills, and remakes *data for it (RemakeData). Throws
-/// MujocoError when the list would exceed INT_MAX / 2.
-void GrowContactList(mjModel* model, DataPtr* data);
+/// Doubles model->narena, the mjData arena that holds MuJoCo's contact list, constraint rows and stack, and remakes
+/// *data for it (RemakeData). Throws MujocoError when the arena would exceed 64 GiB.
+void GrowArena(mjModel* model, DataPtr* data);
 
 /// Per-geom Hunt–Crossley parameters used where a geom's MJCF `user` data does not give them.
 struct ContactDefaults {
@@ -77,37 +84,25 @@ struct ContactDefaults {
 /// per-geom values (2k, d) so that two default geoms in contact combine to exactly (k, d).
 ContactDefaults PenetrationAllowanceDefaults(const mjModel& model, double allowance);
 
-/// MuJoCo 2.2.2 stack sizes (nstack, in mjtNums). TamsiStack: kinematics and collision of a TAMSI step with
-/// `velocities` dofs and `geoms` geoms, the broad phase taking ngeom² / 2. MujocoDefaultStack: what MuJoCo's
-/// compiler picks for its default 500 constraint rows, 5 (500 + n)² with n = nv + neq, which its own constraint
-/// solver needs.
-double TamsiStack(double velocities, double geoms);
-double MujocoDefaultStack(double n);
-
-/// Sizes a model for TAMSI stepping before mj_makeData: MuJoCo's constraint buffer shrinks to one row (its
-/// constraint solver never runs in our steps, so its 32-bit efc arrays never limit the scene size), the contact
-/// list holds at least `min_contacts`, and the stack holds the broad phase of every geom pair.
+/// Sizes a model for TAMSI stepping before mj_makeData: the arena (model->narena, bytes) holds at least
+/// max(`min_contacts`, 8 ngeom + 100) contacts besides the collision's stack. TAMSI's steps never build MuJoCo's
+/// constraint rows; a contact list that still fills grows through GrowArena.
 void ConfigureModelForTamsi(mjModel* model, int min_contacts);
 
-/// The narrow phase of sphere–cylinder pairs (the gripper's pads on its mug; clutter_bin's spheres and cylinders)
-/// and of plane–mesh pairs (objects with convex mesh collision on the ground).
+/// The narrow phase of plane–mesh pairs (objects with convex mesh collision on the ground). Every other pair, the
+/// sphere–cylinder pairs of the gripper's pads included (exact in MuJoCo 4.0), uses MuJoCo's own collider.
 enum class NarrowPhase {
-  /// The front end's own. Sphere–cylinder in closed form: the exact distance of the sphere's centre from the
-  /// cylinder's surface (side, cap or rim), the contact point midway between the surfaces, as MuJoCo's own primitive
-  /// colliders place it; about 0.1 µs a pair. Plane–mesh: a contact at every vertex of the mesh's convex hull within
-  /// the margin (at most the deepest 50), so a hull resting on a face rests on all its corners and each contact's
-  /// force starts from zero.
+  /// The front end's own: a contact at every vertex of the mesh's convex hull within the margin (beyond the four
+  /// that MuJoCo's collision function contract leaves a pair, added to the contact list after mj_collision), so a
+  /// hull resting on a face rests on all its corners and each contact's force starts from zero.
   kAnalytic,
-  /// MuJoCo 2.2.2's. Sphere–cylinder: its general convex collider (libccd's MPR, tolerance opt.mpr_tolerance):
-  /// distances within about 1e-6 m of the closed form, normals within a few 1e-3, a contact point up to about the
-  /// penetration depth (m) away, no contact for exactly touching surfaces; about 1.7 µs a penetrating pair.
-  /// Plane–mesh: its deepest hull vertex and a few more (one for the YCB mustard bottle standing upright, which then
-  /// rocks on it indefinitely).
+  /// MuJoCo's convex collider (GJK/EPA with multi-point contact): the YCB objects still rock on it after 4 s
+  /// (largest free-body speed 2e-2 m/s under TAMSI, YcbObjects test).
   kMujoco,
 };
 
 /// MuJoCo's mj_collision at the positions of `data` (kinematics and comPos done), with `narrow_phase` for
-/// sphere–cylinder and plane–mesh pairs and MuJoCo's own colliders for every other pair. Fills data->contact and
+/// plane–mesh pairs and MuJoCo's own colliders for every other pair. Fills data->contact and
 /// data->ncon. The choice holds for this call on this thread only: MuJoCo's own engine (mj_step) keeps its colliders.
 void Collide(const mjModel& model, mjData* data, NarrowPhase narrow_phase);
 
@@ -168,7 +163,7 @@ class ContactProblemBuilder {
   /// where τ = qfrc_passive + qfrc_actuator + qfrc_applied + Jᵀxfrc_applied − qfrc_bias and D (diagonal, N·s/m or
   /// N·m·s/rad) holds joint damping and the velocity gains of joint actuators, taken implicitly as MuJoCo's Euler
   /// integrator does (stiff PD actuators are unstable otherwise). Returns false (problem untouched) when the contact
-  /// list was full, so the caller can enlarge it and rebuild.
+  /// arena was full (the contact list or the collision's stack), so the caller can grow it (GrowArena) and rebuild.
   bool Build(const mjModel& model, mjData* data, double h, ContactProblem* problem);
 
   /// The narrow phase of Build's collision for sphere–cylinder and plane–mesh pairs (default NarrowPhase::kAnalytic).

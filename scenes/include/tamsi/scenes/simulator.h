@@ -191,6 +191,8 @@ class Simulator {
 
  private:
   StepInfo StepTamsi();
+  /// The StepInfo of the MuJoCo step just taken: its solve time from MuJoCo's timers, less `constraint_before`.
+  StepInfo MujocoStepInfo(double constraint_before, double total) const;
   StepInfo StepMujoco();
   void BuildProblem();
   bool SolveWithSubsteps(int substeps, StepInfo* info);
@@ -198,11 +200,6 @@ class Simulator {
   /// MuJoCo's own integrators take it, with act_dot from the step's start (the front end's mj_fwdActuation);
   /// limited activations clamped to their range.
   void IntegrateActivations();
-  /// MuJoCo's engine: sizes its contact list and constraint buffer for `contacts` contacts (pyramidal cones, 4 rows
-  /// each), keeping the model's own larger sizes; throws std::invalid_argument when the buffer would pass MuJoCo
-  /// 2.2.2's 32-bit size (CheckMujocoConstraintBuffer).
-  void SizeMujocoConstraints(int contacts);
-  void CheckMujocoConstraintBuffer(int contacts) const;
   /// Fills free_bodies_ and sizes travel_start_.
   void FindFreeBodies();
   /// StepInfo::fast_bodies from the free bodies' positions before the step (travel_start_) and after it.
