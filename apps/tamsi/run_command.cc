@@ -298,7 +298,7 @@ void AddRunCommand(CLI::App& app) {
       ->check(CLI::IsMember({"newton", "cg", "pgs"}));
   cmd->add_option("--narrow-phase", args->settings.narrow_phase,
                   "Sphere-cylinder and plane-mesh contacts of the TAMSI front end: analytic (closed form; every hull "
-                  "vertex at a plane; default) or mujoco (MuJoCo 2.2.2's own colliders)")
+                  "vertex at a plane; default) or mujoco (MuJoCo's own colliders)")
       ->check(CLI::IsMember({"analytic", "mujoco"}));
   cmd->add_option("--threads", args->settings.threads, "Solver threads (0: all hardware threads)")
       ->check(NonNegative());

@@ -170,7 +170,7 @@ Simulator(scene="gripper_mug_shake", *, solver="tamsi", mujoco_solver="", narrow
           stiffness=None, dissipation=None, stiction_tolerance=None, threads=1, max_iterations=None, options=None,
           keyframe="", bodies=200, seed=1, drop_speed=0.0, friction=None, controller=None)
 
-  solver              "tamsi" (two-way), "tamsi-oneway" or "mujoco" (MuJoCo 2.2.2's own solver)
+  solver              "tamsi" (two-way), "tamsi-oneway" or "mujoco" (MuJoCo's own solver)
   mujoco_solver       with solver "mujoco": "newton", "cg" or "pgs" ("" keeps the model's)
   dt                  time step h (s); the model's when None
   stiffness, dissipation

@@ -53,7 +53,7 @@ void ResetState(const mjModel& model, mjData* data, int keyframe) {
   check("ctrl", data->ctrl, model.nu);
 }
 
-// MuJoCo 2.2.2 warnings that make a step of its own solver invalid.
+// MuJoCo warnings that make a step of its own solver invalid.
 constexpr int kMujocoFatalWarnings[] = {mjWARN_CONTACTFULL, mjWARN_CNSTRFULL, mjWARN_BADQPOS, mjWARN_BADQVEL,
                                         mjWARN_BADQACC};
 
@@ -397,11 +397,12 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
 
 void Simulator::IntegrateActivations() {
   const mjModel& m = *model_;
-  for (int i = 0; i < m.na; ++i) {
-    const int a = m.nu - m.na + i;  // MuJoCo 2.2.2 keeps the actuators with activation last
-    double act = data_->act[i] + time_step_ * data_->act_dot[i];
-    if (m.actuator_actlimited[a]) act = std::clamp(act, m.actuator_actrange[2 * a], m.actuator_actrange[2 * a + 1]);
-    data_->act[i] = act;
+  for (int a = 0; a < m.nu; ++a) {
+    for (int i = m.actuator_actadr[a]; i >= 0 && i < m.actuator_actadr[a] + m.actuator_actnum[a]; ++i) {
+      double act = data_->act[i] + time_step_ * data_->act_dot[i];
+      if (m.actuator_actlimited[a]) act = std::clamp(act, m.actuator_actrange[2 * a], m.actuator_actrange[2 * a + 1]);
+      data_->act[i] = act;
+    }
   }
 }
 

@@ -269,7 +269,7 @@ TEST(FrontEnd, PenetrationAllowanceHeuristicMatchesThePaperEraGripper) {
 }
 
 // A box pressed into a box (the floor) in random orientations: δ0 is the true overlap, the depth of its lowest corner
-// below the floor's top face, which MuJoCo 2.2.2's box–box collider reports at half.
+// below the floor's top face (MuJoCo 2.2.2's box–box collider reported half of it).
 TEST(FrontEnd, BoxBoxPenetrationIsTheTrueOverlap) {
   ModelPtr model = LoadModelFromString(R"(
 <mujoco><worldbody>
@@ -360,8 +360,8 @@ TEST(FrontEnd, FilesResolveIncludesRelativeToTheirDirectory) {
 }
 
 TEST(FrontEnd, LoadsModelsBeyondMuJocosDefaultStack) {
-  // 3,600 free spheres, nv = 21,600: MuJoCo 2.2.2's default stack, 5 (500 + nv)² mjtNums, overflows its int and
-  // its loader crashes unless the sizes are declared.
+  // 3,600 free spheres, nv = 21,600 (MuJoCo 2.2.2's default stack, 5 (500 + nv)² mjtNums, overflowed its int and
+  // its loader crashed unless the sizes were declared).
   std::ostringstream xml;
   xml << "<mujoco><worldbody>";
   for (int i = 0; i < 3600; ++i) {

@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// The MuJoCo front end: turns the state of an MJCF model into a tamsi::ContactProblem (DESIGN.md, "Scenes and the
-/// front end"). MuJoCo 2.2.2 computes kinematics, the sparse mass matrix, bias/passive/actuator forces and contacts,
+/// front end"). MuJoCo (4.0) computes kinematics, the sparse mass matrix, bias/passive/actuator forces and contacts,
 /// once per time step; the contact Jacobians are assembled sparsely here from the kinematic tree.
 
 #include <mujoco/mujoco.h>
@@ -143,8 +143,7 @@ std::vector<std::string> UnsupportedFeatures(const mjModel& model);
 ///
 /// Contact i's rows: vn_i = n·(v₂ − v₁), vt_i = (t₁·(v₂ − v₁), t₂·(v₂ − v₁)) where v₁, v₂ are the velocities of the
 /// contact point moving with the bodies of geom1 and geom2, n = frame row 0 (from geom1 to geom2), t₁, t₂ = frame
-/// rows 1, 2. So vn > 0 when the geoms separate, as tamsi::ContactProblem requires. Penetration δ0 = −dist, except
-/// for box–box pairs, whose MuJoCo 2.2.2 collider reports half the overlap: δ0 = −2 dist there.
+/// rows 1, 2. So vn > 0 when the geoms separate, as tamsi::ContactProblem requires. Penetration δ0 = −dist.
 class ContactProblemBuilder {
  public:
   /// Reads each geom's `user` data: with nuser_geom ≥ 2, user[0] = k (N/m) and user[1] = d (s/m) replace the
