@@ -359,9 +359,9 @@ TEST(FrontEnd, FilesResolveIncludesRelativeToTheirDirectory) {
   EXPECT_EQ(model->nbody, 2);
 }
 
-TEST(FrontEnd, LoadsModelsBeyondMuJocosDefaultStack) {
-  // 3,600 free spheres, nv = 21,600 (MuJoCo 2.2.2's default stack, 5 (500 + nv)² mjtNums, overflowed its int and
-  // its loader crashed unless the sizes were declared).
+TEST(FrontEnd, LoadsModelsBeyondMuJocosDefaultArena) {
+  // 3,600 free spheres, nv = 21,600: MuJoCo's compiler would take a default arena of 40 (500 + nv)² bytes (20 GB)
+  // and fail to allocate it; the loader caps it.
   std::ostringstream xml;
   xml << "<mujoco><worldbody>";
   for (int i = 0; i < 3600; ++i) {
@@ -371,6 +371,7 @@ TEST(FrontEnd, LoadsModelsBeyondMuJocosDefaultStack) {
   xml << "</worldbody></mujoco>";
   ModelPtr model = LoadModelFromString(xml.str(), "many");
   EXPECT_EQ(model->nv, 21600);
+  EXPECT_EQ(model->narena, mjtSize{256} << 20);
   ConfigureModelForTamsi(model.get(), 0);
   DataPtr data(mj_makeData(model.get()));
   mj_forward(model.get(), data.get());
