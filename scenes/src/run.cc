@@ -3,20 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
 namespace tamsi::scenes {
-namespace {
-
-std::string Format(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), format, value);
-  return buffer;
-}
-
-}  // namespace
 
 Run::Run(Scene scene, const RunRequest& request) : scene_(std::move(scene)) {
   Build(MakeSimulatorOptions(request.settings, scene_), request);
@@ -101,8 +92,9 @@ long long Run::StepsFor(double duration) const {
   // The step count is bounded before it is rounded (duration / h can exceed what a long long holds).
   constexpr double kMaxSteps = 1e12;
   if (!(duration / h <= kMaxSteps)) {
-    throw std::out_of_range("duration " + Format("%g", duration) + " s at h = " + Format("%g", h) + " s is more than " +
-                            Format("%g", kMaxSteps) + " steps");
+    std::ostringstream message;  // numbers as %g
+    message << "duration " << duration << " s at h = " << h << " s is more than " << kMaxSteps << " steps";
+    throw std::out_of_range(message.str());
   }
   return std::max(1LL, std::llround(duration / h));
 }
