@@ -18,8 +18,9 @@
 namespace tamsi::scenes {
 
 /// What a run is asked to do: the flags of `tamsi run` and the keyword arguments of the Python package's Simulator
-/// fill it. Only the scene-related fields are read by Run; the output fields are read by the observers of whoever
-/// runs it (the command line's outputs).
+/// fill it. Run's constructor reads settings, keyframe, duration, control_path and controller; whoever runs it loads
+/// `scene` with `scene_options` (LoadScene), acts on settle and resume_path (Run::Settle, Run::Resume) and serves the
+/// outputs with its RunObservers (tamsi run's, apps/tamsi/run_observers.h).
 struct RunRequest {
   /// A built-in scene's name (BuiltinScenes) or an MJCF/URDF file, and the built-in scenes' options.
   std::string scene{DefaultSceneName()};
