@@ -13,6 +13,7 @@
 // constraint solver) and the solve, and TAMSI's solve into its phases.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
+#include <tamsi/scenes/run.h>
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
@@ -82,11 +83,11 @@ void BM_GripperMugShakeRun(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     Scene scene = LoadScene("gripper_mug_shake");
-    SimulatorOptions options = OptionsFor(engine, scene);
-    Simulator sim(std::move(scene.model), options, 0, scene.controller);
+    const SimulatorOptions options = OptionsFor(engine, scene);
+    Run run(std::move(scene), options, RunRequest{});
     state.ResumeTiming();
-    while (sim.time() < 5.0 - 1e-9) sim.Step();
-    total += sim.statistics();
+    while (run.time() < 5.0 - 1e-9) run.Step();
+    total += run.simulator().statistics();
   }
   ReportStatistics(state, total, engine);
   state.counters["real_time_rate"] = total.real_time_rate();
@@ -100,8 +101,9 @@ BENCHMARK(BM_GripperMugShakeRun)
     ->Arg(2)
     ->Unit(benchmark::kMillisecond);
 
-// The robot scenes, whole runs with their controllers (robotiq_grasp 2 s, allegro_mug 15 s, iiwa_pick_shake_place
-// 10 s) per iteration: TAMSI's defaults (engine 0) against MuJoCo 2.2.2's Newton solver (engine 1) on the same model.
+// The robot scenes, whole runs wired as `tamsi run` wires them (scenes::Run: controller, sensor, checks;
+// robotiq_grasp 2 s, allegro_mug 15 s, iiwa_pick_shake_place 10 s) per iteration: TAMSI's defaults (engine 0) against
+// MuJoCo 2.2.2's Newton solver (engine 1) on the same model.
 // Scene index 0: robotiq_grasp, 1: allegro_mug, 2: iiwa_pick_shake_place.
 void BM_RobotSceneRun(benchmark::State& state) {
   const char* names[] = {"robotiq_grasp", "allegro_mug", "iiwa_pick_shake_place"};
@@ -111,14 +113,11 @@ void BM_RobotSceneRun(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     Scene scene = LoadScene(name);
-    SimulatorOptions options = OptionsFor(engine, scene);
-    const double duration = scene.duration;
-    const int keyframe = FindKeyframe(*scene.model, "");
-    Simulator sim(std::move(scene.model), options, keyframe, scene.controller);
-    if (scene.sensor) sim.set_step_observer(scene.sensor);
+    const SimulatorOptions options = OptionsFor(engine, scene);
+    Run run(std::move(scene), options, RunRequest{});
     state.ResumeTiming();
-    while (sim.time() < duration - 1e-9) sim.Step();
-    total += sim.statistics();
+    while (run.time() < run.duration() - 1e-9) run.Step();
+    total += run.simulator().statistics();
   }
   ReportStatistics(state, total, engine);
   state.counters["real_time_rate"] = total.real_time_rate();

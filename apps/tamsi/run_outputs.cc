@@ -39,6 +39,17 @@ CsvWriter::CsvWriter(const std::string& path, const char* what, long long resume
   out_.precision(10);
 }
 
+long long ResumeBytes(const scenes::Run& run, const std::string& key, const char* flag) {
+  if (!run.resumed()) return -1;
+  const auto it = run.resumed()->output_bytes.find(key);
+  if (it == run.resumed()->output_bytes.end()) {
+    throw CLI::RuntimeError(
+        std::string(flag) + ": the checkpointed run wrote no such file; resume without " + flag + " or start afresh",
+        2);
+  }
+  return it->second;
+}
+
 void CsvWriter::Check() const { CheckOutput(out_, what_, path_); }
 
 void CsvWriter::Flush() {

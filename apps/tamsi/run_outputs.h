@@ -3,6 +3,7 @@
 /// The CSV outputs of `tamsi run`: the trajectory (--output) and every contact of every step (--contacts); the
 /// trajectory read back (`tamsi render`).
 
+#include <tamsi/scenes/run.h>
 #include <tamsi/scenes/simulator.h>
 
 #include <fstream>
@@ -33,6 +34,11 @@ class CsvWriter {
  private:
   std::string path_, what_;
 };
+
+/// The length at which a resumed run continues its output file `key` (Checkpoint::output_bytes), or -1 (start it
+/// afresh) when the run did not resume. Throws CLI::RuntimeError (exit status 2), naming `flag`, when the checkpointed
+/// run wrote no such file.
+long long ResumeBytes(const scenes::Run& run, const std::string& key, const char* flag);
 
 /// The trajectory CSV: `time`, then for each moving body its position (m), quaternion, linear and angular velocity
 /// (world frame, m/s and rad/s) as `<body>_x … <body>_wz`; for each hinge, slide and ball joint its position

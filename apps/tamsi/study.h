@@ -4,7 +4,7 @@
 /// VI-A), written as CSVs with named columns into DIR and drawn as PNGs by plot_study.py (matplotlib).
 /// docs/paper_study.md shows the figures beside the paper's claims.
 
-#include <tamsi/scenes/simulator.h>
+#include <tamsi/scenes/run.h>
 
 #include <filesystem>
 #include <fstream>
@@ -19,8 +19,9 @@ struct StudySettings {
   bool quick{false};
 };
 
-/// A TAMSI simulator of the built-in scene `name` at time step h (s), from its first keyframe, with its controller.
-std::unique_ptr<scenes::Simulator> SceneSimulator(const std::string& name, double h);
+/// A run of the built-in scene `name` as `tamsi run` makes it (two-way TAMSI, one thread, the scene's contact and
+/// v_s, its first keyframe, controller, sensor and checks) at time step h (s).
+std::unique_ptr<scenes::Run> SceneRun(const std::string& name, double h);
 
 /// Opens DIR/name for writing with 10 significant digits; throws CLI::RuntimeError (exit status 1) when it cannot.
 std::ofstream OpenStudyCsv(const StudySettings& settings, const std::string& name);

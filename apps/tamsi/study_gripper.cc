@@ -1,6 +1,6 @@
 // The parallel jaw gripper of the paper's Sec. VI-A (gripper_mug_shake): Fig. 8 (TAMSI's convergence in h).
+#include <tamsi/scenes/run.h>
 #include <tamsi/scenes/scene_library.h>
-#include <tamsi/scenes/simulator.h>
 
 #include <cmath>
 #include <fstream>
@@ -15,11 +15,11 @@ namespace {
 
 using Params = scenes::GripperMugParameters;
 
-std::unique_ptr<scenes::Simulator> GripperSimulator(double h) { return SceneSimulator(scenes::DefaultSceneName(), h); }
+std::unique_ptr<scenes::Run> GripperRun(double h) { return SceneRun(scenes::DefaultSceneName(), h); }
 
 // Generalized velocities sampled every `interval` (s) over `duration`, one row per sample.
 std::vector<Eigen::VectorXd> SampledVelocities(double h, double interval, double duration) {
-  auto sim = GripperSimulator(h);
+  const std::unique_ptr<scenes::Run> sim = GripperRun(h);
   const long long steps_per_sample = std::llround(interval / h);
   const long long samples = std::llround(duration / interval);
   std::vector<Eigen::VectorXd> v;
@@ -49,7 +49,7 @@ std::vector<bool> TranslationalDofs(const mjModel& model) {
 void WriteGripTransient(const StudySettings& settings, double h_reference) {
   const double interval = 1e-4, duration = 0.03;
   const std::vector<Eigen::VectorXd> v = SampledVelocities(h_reference, interval, duration);
-  const std::unique_ptr<scenes::Simulator> sim = GripperSimulator(h_reference);
+  const std::unique_ptr<scenes::Run> sim = GripperRun(h_reference);
   const mjModel& model = sim->model();
   const auto dof = [&model](const char* joint) { return model.jnt_dofadr[mj_name2id(&model, mjOBJ_JOINT, joint)]; };
   const int shake = dof("translate_joint"), finger = dof("finger_sliding_joint"), mug = dof("mug_joint");
@@ -74,7 +74,7 @@ void StudyFigure8(const StudySettings& settings) {
       settings.quick ? std::vector<double>{3e-3, 1.5e-3}
                      : std::vector<double>{3e-3, 1.5e-3, 0.75e-3, 0.375e-3, 0.1875e-3, 93.75e-6, 46.875e-6};
   const std::vector<Eigen::VectorXd> reference = SampledVelocities(h_reference, interval, duration);
-  const std::vector<bool> translational = TranslationalDofs(GripperSimulator(h_reference)->model());
+  const std::vector<bool> translational = TranslationalDofs(GripperRun(h_reference)->model());
   std::ofstream out = OpenStudyCsv(settings, "fig8_convergence.csv");
   out << "h,h_over_T,error_translational,error_rotational\n";
   for (double h : steps) {

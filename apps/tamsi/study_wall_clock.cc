@@ -2,6 +2,7 @@
 // (scenes::MujocoOdeSystem): Fig. 7 on the gripper (paper Sec. VI-A) and the Allegro hand comparison (Sec. VI-B).
 #include <tamsi/integrators/implicit_euler.h>
 #include <tamsi/scenes/mujoco_ode_system.h>
+#include <tamsi/scenes/run.h>
 #include <tamsi/scenes/run_settings.h>
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
@@ -53,7 +54,7 @@ Eigen::Vector3d MugPosition(const mjModel& model, const double* q) {
 }
 
 WallClock RunTamsi(const std::string& scene, double h, double duration, std::ofstream* out) {
-  auto sim = SceneSimulator(scene, h);
+  const std::unique_ptr<scenes::Run> sim = SceneRun(scene, h);
   WallClock run;
   run.name = "TAMSI";
   const auto start = std::chrono::steady_clock::now();
@@ -114,13 +115,11 @@ void PrintRun(const char* figure, const WallClock& run, const WallClock& tamsi) 
 
 }  // namespace
 
-std::unique_ptr<scenes::Simulator> SceneSimulator(const std::string& name, double h) {
-  scenes::Scene scene = scenes::LoadScene(name, scenes::SceneOptions{});
-  scenes::RunSettings settings;  // tamsi run's defaults: two-way TAMSI, one thread, the scene's contact and v_s
-  settings.time_step = h;
-  const scenes::SimulatorOptions options = scenes::MakeSimulatorOptions(settings, scene);
-  const int keyframe = scenes::FindKeyframe(*scene.model, "");
-  return std::make_unique<scenes::Simulator>(std::move(scene.model), options, keyframe, scene.controller);
+std::unique_ptr<scenes::Run> SceneRun(const std::string& name, double h) {
+  scenes::RunRequest request;  // tamsi run's defaults: two-way TAMSI, one thread, the scene's contact and v_s
+  request.scene = name;
+  request.settings.time_step = h;
+  return std::make_unique<scenes::Run>(scenes::LoadScene(name, request.scene_options), request);
 }
 
 void StudyFigure7(const StudySettings& settings) {

@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 #include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/run.h>
 #include <tamsi/scenes/run_settings.h>
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
@@ -25,64 +26,57 @@ namespace {
 using scenes::RunStatistics;
 using scenes::StepInfo;
 
-/// A scene being simulated: the scene (model, its controller, sensor and checks) and its Simulator. Step() releases
-/// the GIL and takes it back only to call the Python controller.
+/// Raises Python's pending signals (Ctrl-C) between steps, with the GIL taken for the check.
+class SignalCheck : public scenes::RunObserver {
+ public:
+  void OnStep(const scenes::Run&) override {
+    py::gil_scoped_acquire acquire;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  }
+};
+
+/// A scene being simulated: its scenes::Run (the scene's controller, sensor and checks wired), with the Python
+/// controller after the scene's. Steps release the GIL and take it back only to call the Python controller and to
+/// check for signals.
 class Simulation {
  public:
-  Simulation(const std::string& scene, const scenes::RunSettings& settings, const scenes::SceneOptions& scene_options,
-             const std::string& keyframe, std::optional<double> friction, py::object controller)
-      : scene_(scenes::LoadScene(scene, scene_options)), controller_(std::move(controller)) {
-    if (friction) SetFriction(*friction);
-    const scenes::SimulatorOptions options = scenes::MakeSimulatorOptions(settings, scene_);
-    const int key = scenes::FindKeyframe(*scene_.model, keyframe);
-    scenes::Controller inner = scene_.controller;
-    scenes::Controller control = [this, inner](const mjModel& model, mjData* data) {
-      if (inner) inner(model, data);
-      if (controller_.is_none()) return;
-      py::gil_scoped_acquire acquire;
-      controller_(py::cast(this, py::return_value_policy::reference));
-    };
-    simulator_ = std::make_unique<scenes::Simulator>(std::move(scene_.model), options, key, std::move(control));
-    if (scene_.sensor) simulator_->set_step_observer(scene_.sensor);
+  /// `friction` replaces every geom's sliding friction before the simulator is built.
+  Simulation(scenes::RunRequest request, std::optional<double> friction, py::object controller)
+      : controller_(std::move(controller)) {
+    scenes::Scene scene = scenes::LoadScene(request.scene, request.scene_options);
+    if (friction) SetFriction(&scene, *friction);
+    if (!controller_.is_none()) {
+      request.controller = [this](const mjModel&, mjData*) {
+        py::gil_scoped_acquire acquire;
+        controller_(py::cast(this, py::return_value_policy::reference));
+      };
+    }
+    run_ = std::make_unique<scenes::Run>(std::move(scene), request);
+    run_->AddObserver(std::make_unique<SignalCheck>());
   }
 
   StepInfo Step() {
-    StepInfo info;
-    {
-      py::gil_scoped_release release;
-      info = simulator_->Step();
-    }
-    if (scene_.checks) scene_.checks->Observe(model(), simulator_->data());
-    return info;
+    py::gil_scoped_release release;
+    return run_->Step();
   }
 
   /// Steps until `duration` (s) more has been simulated (at least one step); the scene's duration when None.
   /// Raises ValueError unless `duration` is finite and > 0; Python's signals (Ctrl-C) are seen between steps.
   const RunStatistics& Run(std::optional<double> duration) {
-    if (duration && !(std::isfinite(*duration) && *duration > 0.0))
-      throw std::invalid_argument("duration: must be finite and > 0, got " + std::to_string(*duration));
-    const double end = time() + duration.value_or(scene_.duration);
-    do {
-      Step();
-      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-    } while (time() + 0.5 * time_step() < end);
-    return simulator_->statistics();
+    {
+      py::gil_scoped_release release;
+      run_->Advance(duration.value_or(run_->duration()));
+    }
+    return simulator().statistics();
   }
 
-  const mjModel& model() const { return simulator_->model(); }
-  mjData& data() { return simulator_->data(); }
-  double time() const { return simulator_->time(); }
-  double time_step() const { return simulator_->time_step(); }
-  const scenes::Scene& scene() const { return scene_; }
-  const scenes::Simulator& simulator() const { return *simulator_; }
-  scenes::Simulator& simulator() { return *simulator_; }
-
-  /// Replaces the sliding friction of every geom (MJCF friction[0]; a contact takes the larger of its geoms').
-  void SetFriction(double mu) {
-    if (!(mu >= 0.0) || !std::isfinite(mu))
-      throw std::invalid_argument("friction: must be finite and >= 0, got " + std::to_string(mu));
-    for (int g = 0; g < scene_.model->ngeom; ++g) scene_.model->geom_friction[3 * g] = mu;
-  }
+  const mjModel& model() const { return run_->model(); }
+  mjData& data() { return simulator().data(); }
+  double time() const { return run_->time(); }
+  double time_step() const { return run_->time_step(); }
+  const scenes::Scene& scene() const { return run_->scene(); }
+  const scenes::Simulator& simulator() const { return run_->simulator(); }
+  scenes::Simulator& simulator() { return run_->simulator(); }
 
   /// The id of the model's `type` object `name`; ValueError listing the names when there is none.
   int Id(mjtObj type, const std::string& name, const char* what) const {
@@ -92,9 +86,15 @@ class Simulation {
   }
 
  private:
-  scenes::Scene scene_;
+  /// Replaces the sliding friction of every geom (MJCF friction[0]; a contact takes the larger of its geoms').
+  static void SetFriction(scenes::Scene* scene, double mu) {
+    if (!(mu >= 0.0) || !std::isfinite(mu))
+      throw std::invalid_argument("friction: must be finite and >= 0, got " + std::to_string(mu));
+    for (int g = 0; g < scene->model->ngeom; ++g) scene->model->geom_friction[3 * g] = mu;
+  }
+
   py::object controller_;
-  std::unique_ptr<scenes::Simulator> simulator_;
+  std::unique_ptr<scenes::Run> run_;
 };
 
 Eigen::VectorXd Copy(const double* values, int size) { return Eigen::Map<const Eigen::VectorXd>(values, size); }
@@ -235,7 +235,9 @@ void BindSimulation(py::module_& m) {
                     std::optional<int> max_iterations, std::optional<Options> options, const std::string& keyframe,
                     int bodies, std::uint32_t seed, double drop_speed, std::optional<double> friction,
                     py::object controller) {
-          scenes::RunSettings settings;
+          scenes::RunRequest request;
+          request.scene = scene;
+          scenes::RunSettings& settings = request.settings;
           settings.solver = solver;
           settings.mujoco_solver = mujoco_solver;
           settings.narrow_phase = narrow_phase;
@@ -246,12 +248,11 @@ void BindSimulation(py::module_& m) {
           settings.threads = threads;
           settings.max_iterations = max_iterations;
           if (options) settings.iteration = *options;
-          scenes::SceneOptions scene_options;
-          scene_options.clutter_bodies = bodies;
-          scene_options.clutter_seed = seed;
-          scene_options.clutter_drop_speed = drop_speed;
-          return std::make_unique<Simulation>(scene, settings, scene_options, keyframe, friction,
-                                              std::move(controller));
+          request.keyframe = keyframe;
+          request.scene_options.clutter_bodies = bodies;
+          request.scene_options.clutter_seed = seed;
+          request.scene_options.clutter_drop_speed = drop_speed;
+          return std::make_unique<Simulation>(std::move(request), friction, std::move(controller));
         }),
         py::arg("scene") = scenes::DefaultSceneName(), py::kw_only(), py::arg("solver") = "tamsi",
         py::arg("mujoco_solver") = "", py::arg("narrow_phase") = "analytic", py::arg("dt") = py::none(),

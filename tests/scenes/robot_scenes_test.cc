@@ -1,5 +1,6 @@
 // The built-in scenes with Menagerie robots pass their success checks, and the checks see a failure.
 #include <gtest/gtest.h>
+#include <tamsi/scenes/run.h>
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
@@ -11,21 +12,16 @@
 namespace tamsi::scenes {
 namespace {
 
-/// Runs `scene` for its duration with `engine` and returns its check results.
+/// Runs `scene` for its duration with `engine`, wired as tamsi run wires it (Run), and returns its check results.
 std::vector<CheckResult> RunChecks(Scene scene, Engine engine) {
   SimulatorOptions options;
   options.engine = engine;
   options.mujoco_solver = mjSOL_NEWTON;
   options.contact = scene.contact;
   options.solver.stiction_tolerance = scene.stiction_tolerance;
-  const int keyframe = FindKeyframe(*scene.model, "");
-  Simulator sim(std::move(scene.model), options, keyframe, scene.controller);
-  if (scene.sensor) sim.set_step_observer(scene.sensor);
-  while (sim.time() < scene.duration - 1e-9) {
-    sim.Step();
-    scene.checks->Observe(sim.model(), sim.data());
-  }
-  return scene.checks->Results();
+  Run run(std::move(scene), options, RunRequest{});
+  while (run.time() < run.duration() - 1e-9) run.Step();
+  return run.scene().checks->Results();
 }
 
 TEST(RobotiqGrasp, FrictionHoldsTheBoxUnderTamsiAndMujoco) {

@@ -1,0 +1,53 @@
+// --dump-problems DIR, --dump-failures DIR: the problems a run hands to TAMSI, as JSON files (DESIGN.md, "Problem
+// files").
+#include <tamsi/problem_io.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "run_observers.h"
+
+namespace tamsi::cli {
+namespace {
+
+/// A problem sink that writes each problem to DIR/step_NNNNNN.json (step_NNNNNN_subKKofMM.json for substeps).
+scenes::Simulator::ProblemSink ProblemWriter(const std::string& dir) {
+  return [dir](const ContactProblem& problem, long long step, int substep, int substeps) {
+    char name[96];
+    if (substeps == 1) {
+      std::snprintf(name, sizeof(name), "step_%06lld.json", step);
+    } else {
+      std::snprintf(name, sizeof(name), "step_%06lld_sub%02dof%02d.json", step, substep + 1, substeps);
+    }
+    WriteProblem(problem, (std::filesystem::path(dir) / name).string());
+  };
+}
+
+/// Creates `dir` for `flag`; throws CLI::RuntimeError (exit status 2) when the engine has no problems or the folder
+/// cannot be made.
+void CreateDumpDirectory(const char* flag, const std::string& dir, const scenes::Run& run) {
+  if (run.simulator().options().engine != scenes::Engine::kTamsi)
+    throw CLI::RuntimeError(std::string(flag) + " needs --solver tamsi or tamsi-oneway", 2);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) throw CLI::RuntimeError("cannot create directory '" + dir + "'", 2);
+}
+
+/// The simulator's sinks write the files; the observer itself has nothing to do after a step.
+class ProblemDumps : public scenes::RunObserver {};
+
+}  // namespace
+
+std::unique_ptr<scenes::RunObserver> MakeProblemDumps(const RunArgs& args, scenes::Run* run) {
+  const std::string& problems = args.request.dump_problems_dir;
+  const std::string& failures = args.request.dump_failures_dir;
+  if (problems.empty() && failures.empty()) return nullptr;
+  if (!problems.empty()) CreateDumpDirectory("--dump-problems", problems, *run);
+  if (!failures.empty()) CreateDumpDirectory("--dump-failures", failures, *run);
+  if (!problems.empty()) run->simulator().set_problem_sink(ProblemWriter(problems));
+  if (!failures.empty()) run->simulator().set_failure_sink(ProblemWriter(failures));
+  return std::make_unique<ProblemDumps>();
+}
+
+}  // namespace tamsi::cli
