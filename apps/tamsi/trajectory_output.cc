@@ -20,7 +20,6 @@ class TrajectoryOutput : public scenes::RunObserver {
   void SaveTo(scenes::Checkpoint* checkpoint) override {
     checkpoint->output_bytes["trajectory"] = writer_.FlushedBytes();
   }
-  bool ReadsKinematics() const override { return true; }
 
  private:
   TrajectoryWriter writer_;

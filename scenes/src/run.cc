@@ -51,10 +51,7 @@ bool Run::Settle(long long* steps) {
   return at_rest;
 }
 
-void Run::AddObserver(std::unique_ptr<RunObserver> observer) {
-  refresh_kinematics_ = refresh_kinematics_ || observer->ReadsKinematics();
-  observers_.push_back(std::move(observer));
-}
+void Run::AddObserver(std::unique_ptr<RunObserver> observer) { observers_.push_back(std::move(observer)); }
 
 StepInfo Run::Step() {
   try {
@@ -64,7 +61,9 @@ StepInfo Run::Step() {
     throw;
   }
   ++step_;
-  if (refresh_kinematics_) simulator_->UpdateKinematics();
+  // Kinematics and body velocities at the new state for the checks and the observers (reading never changes the
+  // state: MuJoCo's kinematics leaves qpos alone).
+  simulator_->UpdateKinematics();
   if (scene_.checks) scene_.checks->Observe(model(), data());
   for (const auto& observer : observers_) observer->OnStep(*this);
   return last_step_;

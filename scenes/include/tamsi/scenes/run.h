@@ -54,7 +54,8 @@ class Run;
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
-  /// After each step, once the scene's checks have seen it. Run::step() counts the steps taken, this one included.
+  /// After each step, with kinematics and body velocities at the new state, once the scene's checks have seen it.
+  /// Run::step() counts the steps taken, this one included.
   virtual void OnStep(const Run& /*run*/) {}
   /// After a step failed (StepFailedError, the state is that before the step), before the error leaves Run::Step:
   /// keep what was written (flush files).
@@ -63,9 +64,6 @@ class RunObserver {
   virtual void OnFinish(const Run& /*run*/) {}
   /// Adds what a resumed run needs from this output (e.g. the length of its file) to a checkpoint being written.
   virtual void SaveTo(Checkpoint* /*checkpoint*/) {}
-  /// Whether OnStep reads kinematics (xpos, xquat, body velocities): Run then refreshes them after every step
-  /// (Simulator::UpdateKinematics), before the scene's checks and the observers see the step.
-  virtual bool ReadsKinematics() const { return false; }
 };
 
 /// A scene and its Simulator, wired once: the scene's sensor receives every step (Simulator::set_step_observer), its
@@ -140,7 +138,6 @@ class Run {
   StepInfo last_step_;
   std::optional<Checkpoint> resumed_;
   std::vector<std::unique_ptr<RunObserver>> observers_;
-  bool refresh_kinematics_{false};
 };
 
 }  // namespace tamsi::scenes
