@@ -237,25 +237,39 @@ ContactProblemBuilder::ContactProblemBuilder(const mjModel& model, const Contact
   column_next_.assign(model.nv, 0);
   tau_.setZero(model.nv);
   BuildMassPattern(model);
-  damping_.setZero(model.nv);
+  joint_damping_.setZero(model.nv);
   if ((model.opt.disableflags & mjDSBL_DAMPER) == 0) {
-    damping_ = Eigen::Map<const Eigen::VectorXd>(model.dof_damping, model.nv);
+    joint_damping_ = Eigen::Map<const Eigen::VectorXd>(model.dof_damping, model.nv);
   }
+  damping_ = joint_damping_;
   for (int a = 0; a < model.nu && (model.opt.disableflags & mjDSBL_ACTUATION) == 0; ++a) {
-    // Affine bias b0 + b1·length + b2·velocity of a joint actuator without activation dynamics or force limits:
-    // ∂force/∂qdot = gear² b2 on its dof (b2 < 0 damps).
+    // Affine bias b0 + b1·length + b2·velocity of a joint actuator without activation dynamics:
+    // ∂force/∂qdot = gear² b2 on its dof (b2 < 0 damps), while its force is inside its forcerange.
     const bool joint = model.actuator_trntype[a] == mjTRN_JOINT || model.actuator_trntype[a] == mjTRN_JOINTINPARENT;
-    if (!joint || model.actuator_dyntype[a] != mjDYN_NONE || model.actuator_biastype[a] != mjBIAS_AFFINE ||
-        model.actuator_forcelimited[a]) {
-      continue;
-    }
+    if (!joint || model.actuator_dyntype[a] != mjDYN_NONE || model.actuator_biastype[a] != mjBIAS_AFFINE) continue;
     const int jnt = model.actuator_trnid[2 * a];
     if (model.jnt_type[jnt] != mjJNT_HINGE && model.jnt_type[jnt] != mjJNT_SLIDE) continue;
     const double gear = model.actuator_gear[6 * a];
-    damping_[model.jnt_dofadr[jnt]] -= gear * gear * model.actuator_biasprm[mjNBIAS * a + 2];
+    const double coefficient = -gear * gear * model.actuator_biasprm[mjNBIAS * a + 2];
+    if (coefficient < 0) {
+      throw std::invalid_argument("actuator " + std::to_string(a) +
+                                  " has a negative velocity gain; TAMSI's implicit damping needs D >= 0");
+    }
+    if (coefficient > 0) actuator_damping_.push_back({a, model.jnt_dofadr[jnt], coefficient});
   }
-  if ((damping_.array() < 0).any()) {
-    throw std::invalid_argument("model has negative joint or actuator damping; TAMSI's implicit damping needs D >= 0");
+  if ((joint_damping_.array() < 0).any()) {
+    throw std::invalid_argument("model has negative joint damping; TAMSI's implicit damping needs D >= 0");
+  }
+}
+
+void ContactProblemBuilder::CalcImplicitDamping(const mjModel& model, const mjData& data) {
+  damping_ = joint_damping_;
+  for (const ActuatorDamping& entry : actuator_damping_) {
+    const int a = entry.actuator;
+    const double force = data.actuator_force[a];
+    const bool saturated = model.actuator_forcelimited[a] &&
+                           (force <= model.actuator_forcerange[2 * a] || force >= model.actuator_forcerange[2 * a + 1]);
+    if (!saturated) damping_[entry.dof] += entry.coefficient;
   }
 }
 
@@ -280,6 +294,7 @@ bool ContactProblemBuilder::Build(const mjModel& model, mjData* data, double h, 
   // Velocity stage: cvel, qfrc_passive, qfrc_bias; then actuation.
   mj_fwdVelocity(&model, data);
   mj_fwdActuation(&model, data);
+  CalcImplicitDamping(model, *data);
   const int nv = model.nv;
   Eigen::Map<const Eigen::VectorXd> passive(data->qfrc_passive, nv), actuator(data->qfrc_actuator, nv),
       applied(data->qfrc_applied, nv), bias(data->qfrc_bias, nv);

@@ -160,9 +160,10 @@ class ContactProblemBuilder {
   /// model's active equality constraints (constraint_rows.cc documents both), v0 = v_guess = qvel, and
   ///   M̃ = M + h D  (nv × nv, both triangles),   p* = M̃ v0 + h τ(q0, v0),
   /// where τ = qfrc_passive + qfrc_actuator + qfrc_applied + Jᵀxfrc_applied − qfrc_bias and D (diagonal, N·s/m or
-  /// N·m·s/rad) holds joint damping and the velocity gains of joint actuators, taken implicitly as MuJoCo's Euler
-  /// integrator does (stiff PD actuators are unstable otherwise). Returns false (problem untouched) when the contact
-  /// arena was full (the contact list or the collision's stack), so the caller can grow it (GrowArena) and rebuild.
+  /// N·m·s/rad) holds joint damping and the velocity gains of unsaturated joint actuators (implicit_damping), taken
+  /// implicitly as MuJoCo's Euler integrator does (stiff PD actuators are unstable otherwise). Returns false (problem
+  /// untouched) when the contact arena was full (the contact list or the collision's stack), so the caller can grow it
+  /// (GrowArena) and rebuild.
   bool Build(const mjModel& model, mjData* data, double h, ContactProblem* problem);
 
   /// The narrow phase of Build's collision for sphere–cylinder and plane–mesh pairs (default NarrowPhase::kAnalytic).
@@ -171,7 +172,9 @@ class ContactProblemBuilder {
 
   /// τ(q0, v0) of the last Build (nv, N or N·m).
   const Eigen::VectorXd& generalized_forces() const { return tau_; }
-  /// The implicit damping D (nv, diagonal; fixed per model).
+  /// The implicit damping D of the last Build (nv, diagonal, N·s/m or N·m·s/rad): joint damping plus gear² |b2| of
+  /// each joint actuator with an affine velocity bias whose force is inside its forcerange (MuJoCo's
+  /// implicit/implicitfast take the same actuator derivative, zero for a clamped force).
   const Eigen::VectorXd& implicit_damping() const { return damping_; }
   /// Re-targets a problem of the last Build to a step of length h: time_step = h and M̃ = M + h D. The caller sets
   /// p* (for substeps: p* = M̃ v_k + h (τ + D (v0 − v_k)), the linearization of τ about v0).
@@ -219,7 +222,15 @@ class ContactProblemBuilder {
   SparseMatrix mass_pattern_;
   std::vector<int> mass_source_;
   std::vector<int> mass_diagonal_index_;  // nv: position of M(i, i) among the nonzeros
-  Eigen::VectorXd mass_diagonal_, damping_;
+  /// D's actuator terms: D[dof] += coefficient while the actuator's force is inside its forcerange.
+  struct ActuatorDamping {
+    int actuator, dof;
+    double coefficient;
+  };
+  /// damping_ = joint_damping_ plus the terms of actuator_damping_ whose actuator is not saturated at `data`.
+  void CalcImplicitDamping(const mjModel& model, const mjData& data);
+  std::vector<ActuatorDamping> actuator_damping_;
+  Eigen::VectorXd mass_diagonal_, joint_damping_, damping_;
   // Jn and Jt rows in CSR form, and the next free slot of each column while they are written column-major (nv).
   std::unique_ptr<internal::SparseRows> jn_rows_, jt_rows_;
   // Limit rows (appended to Jn after the geom contacts): distance to the limit (m or rad, < 0 violated), the
