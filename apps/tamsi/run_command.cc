@@ -64,9 +64,15 @@ void PrintHeader(const RunArgs& args, const scenes::Run& run, long long num_step
 void CheckSupported(const RunArgs& args, const scenes::Run& run) {
   const bool tamsi = run.simulator().options().engine == scenes::Engine::kTamsi;
   if (tamsi) {
-    const std::vector<std::string> unsupported = scenes::UnsupportedFeatures(run.model());
-    for (const std::string& feature : unsupported)
-      std::cerr << "warning: the TAMSI step leaves out the " << feature << "\n";
+    std::vector<scenes::UnsupportedFeature> unsupported = scenes::UnsupportedFeatures(run.model());
+    // A built-in scene gives its contacts their stiffness and dissipation (Scene::contact) on purpose.
+    if (run.scene().built_in) {
+      unsupported.erase(std::remove_if(unsupported.begin(), unsupported.end(),
+                                       [](const auto& f) { return f.kind == scenes::kContactSoftness; }),
+                        unsupported.end());
+    }
+    for (const scenes::UnsupportedFeature& feature : unsupported)
+      std::cerr << "warning: the TAMSI step leaves out the " << feature.Describe() << "\n";
     if (args.strict && !unsupported.empty()) {
       throw CLI::RuntimeError("--strict: the TAMSI step leaves out " + std::to_string(unsupported.size()) +
                                   " part(s) of the model (warnings above)",

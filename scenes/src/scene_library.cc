@@ -101,13 +101,26 @@ const std::vector<SceneDescription>& BuiltinScenes() {
 
 const char* DefaultSceneName() { return kGripperMugShake; }
 
+namespace {
+
+Scene BuiltinScene(const std::string& name, const SceneOptions& options) {
+  if (name == kGripperMugShake) return GripperMugShake();
+  if (name == kBoxStickSlip) return BoxStickSlip();
+  if (name == kClutterBin) return ClutterBin(options);
+  if (name == internal::kRobotiqGrasp) return internal::RobotiqGrasp();
+  if (name == internal::kAllegroMug) return internal::AllegroMug();
+  if (name == internal::kIiwaPickShakePlace) return internal::IiwaPickShakePlace();
+  return Scene();
+}
+
+}  // namespace
+
 Scene LoadScene(const std::string& name_or_path, const SceneOptions& options) {
-  if (name_or_path == kGripperMugShake) return GripperMugShake();
-  if (name_or_path == kBoxStickSlip) return BoxStickSlip();
-  if (name_or_path == kClutterBin) return ClutterBin(options);
-  if (name_or_path == internal::kRobotiqGrasp) return internal::RobotiqGrasp();
-  if (name_or_path == internal::kAllegroMug) return internal::AllegroMug();
-  if (name_or_path == internal::kIiwaPickShakePlace) return internal::IiwaPickShakePlace();
+  Scene builtin = BuiltinScene(name_or_path, options);
+  if (builtin.model) {
+    builtin.built_in = true;
+    return builtin;
+  }
   const std::filesystem::path path(name_or_path);
   std::error_code ec;
   const bool looks_like_file = path.has_extension() || path.has_parent_path() || std::filesystem::exists(path, ec);

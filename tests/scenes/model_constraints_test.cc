@@ -373,16 +373,19 @@ TEST(ModelConstraints, UnsupportedFeaturesAreNamed) {
   <worldbody>
     <body name="b"><joint name="rough" axis="0 1 0" frictionloss="0.1"/><geom name="pad" type="sphere" size="0.1" condim="6"/></body>
     <body name="c"><geom name="soft" type="sphere" size="0.1" solref="0.05 1"/></body>
+    <body name="d"><geom type="sphere" size="0.1" solref="0.05 1"/><geom name="e" type="sphere" size="0.1" solref="0.05 1"/></body>
+    <body name="f"><geom name="g" type="sphere" size="0.1" solref="0.05 1"/></body>
   </worldbody>
 </mujoco>)";
   ModelPtr model = LoadModelFromString(xml, "unsupported");
-  const std::vector<std::string> features = UnsupportedFeatures(*model);
+  const std::vector<UnsupportedFeature> features = UnsupportedFeatures(*model);
   ASSERT_EQ(features.size(), 3u);
-  EXPECT_EQ(features[0], "frictionloss of joint 'rough'");
-  EXPECT_EQ(features[1], "torsional and rolling friction (condim 6) of geom 'pad'");
-  EXPECT_EQ(
-      features[2],
-      "contact solref/solimp of geom 'soft' (TAMSI's contacts take k and d from user data or the scene's defaults)");
+  EXPECT_EQ(features[0].Describe(), "frictionloss of 1 joint ('rough')");
+  EXPECT_EQ(features[1].Describe(), "torsional and rolling friction (condim 6) of 1 geom ('pad')");
+  // One line for the four soft geoms, the first three named.
+  EXPECT_EQ(features[2].Describe(),
+            "contact solref/solimp of 4 geoms ('soft', #2, 'e', …): TAMSI's contacts take k and d from user data or "
+            "the scene's defaults");
   EXPECT_TRUE(UnsupportedFeatures(*LoadModelFromString(kAllConstraints, "all")).empty());
 }
 

@@ -132,11 +132,24 @@ struct ConstraintCounts {
   int equality_rows{0};
 };
 
-/// Parts of `model` that the TAMSI step does not take into account, one phrase each naming the element, e.g.
-/// "frictionloss of joint 'finger'", "torsional and rolling friction (condim 6) of geom 'pad'" or a contact geom's
-/// non-default solref/solimp (TAMSI's contact stiffness and dissipation come from `user` data or the
-/// penetration-allowance rule); empty when every force MuJoCo would apply has a counterpart in the step.
-std::vector<std::string> UnsupportedFeatures(const mjModel& model);
+/// One kind of part of a model that the TAMSI step does not take into account, with every element that has it.
+struct UnsupportedFeature {
+  /// What is left out: "frictionloss", "torsional and rolling friction (condim 6)", kContactSoftness, ...
+  std::string kind;
+  /// The kind of element ("joint", "tendon", "geom", "equality") and the elements, by name ('pad') or id (#3).
+  std::string element;
+  std::vector<std::string> elements;
+  /// What TAMSI does instead; may be empty.
+  std::string note;
+  /// One line: "<kind> of <n> <element>s (<the first `shown` elements>, …): <note>".
+  std::string Describe(std::size_t shown = 3) const;
+};
+/// The kind of a contact geom's non-default solref/solimp (TAMSI's contact stiffness and dissipation come from `user`
+/// data or the penetration-allowance rule).
+inline constexpr char kContactSoftness[] = "contact solref/solimp";
+/// The parts of `model` that the TAMSI step does not take into account, one entry per kind in the order first met;
+/// empty when every force MuJoCo would apply has a counterpart in the step.
+std::vector<UnsupportedFeature> UnsupportedFeatures(const mjModel& model);
 
 /// Builds ContactProblems from an mjModel/mjData pair. Holds per-model tables (the dof chain of each body, per-geom
 /// contact parameters) and scratch space; reuse one object across steps.

@@ -88,6 +88,9 @@ struct Scene {
   std::function<void(const Simulator&)> sensor;
   /// The state the controller and sensor keep between steps; null when the controller reads only mjData.
   std::shared_ptr<Checkpointable> controller_state;
+  /// A built-in scene (LoadScene by name), whose contact parameters `contact` are chosen on purpose: no warning for
+  /// its geoms' own solref/solimp.
+  bool built_in{false};
 };
 
 /// Loads a built-in scene by name, or else an MJCF/URDF file by path. Throws UnknownSceneError for a name that is
