@@ -59,8 +59,7 @@ void PrintHeader(const RunArgs& args, const scenes::Run& run, long long num_step
   std::cout << "\n";
 }
 
-/// Warns of each part of the model the TAMSI step leaves out; exit status 2 for them under --strict, and for
-/// --contacts with MuJoCo's engine.
+/// Warns of each part of the model the TAMSI step leaves out; exit status 2 for them under --strict.
 void CheckSupported(const RunArgs& args, const scenes::Run& run) {
   const bool tamsi = run.simulator().options().engine == scenes::Engine::kTamsi;
   if (tamsi) {
@@ -79,8 +78,6 @@ void CheckSupported(const RunArgs& args, const scenes::Run& run) {
                               2);
     }
   }
-  if (!args.request.contacts_path.empty() && !tamsi)
-    throw CLI::RuntimeError("--contacts needs --solver tamsi or tamsi-oneway", 2);
 }
 
 /// --resume (exit status 2 when the checkpoint cannot be read or does not fit), else --settle.

@@ -189,11 +189,8 @@ ContactWriter::ContactWriter(const std::string& path, long long resume_bytes)
 
 void ContactWriter::Write(long long step, const scenes::Simulator& sim) {
   const mjModel& model = sim.model();
-  const ContactProblem& problem = sim.last_problem();
-  const Result& result = sim.last_result();
-  const std::vector<scenes::ContactInfo>& contacts = sim.builder().contacts();
-  for (size_t i = 0; i < contacts.size(); ++i) {
-    const scenes::ContactInfo& c = contacts[i];
+  for (const scenes::ContactRecord& record : sim.LastContacts()) {
+    const scenes::ContactInfo& c = record.info;
     out_ << step << "," << sim.time() << "," << scenes::ToString(c.kind) << ",";
     switch (c.kind) {
       case scenes::ContactInfo::Kind::kGeoms:
@@ -208,8 +205,7 @@ void ContactWriter::Write(long long step, const scenes::Simulator& sim) {
     }
     for (int k = 0; k < 3; ++k) out_ << "," << c.position[k];
     for (int k = 0; k < 3; ++k) out_ << "," << c.normal[k];
-    out_ << "," << problem.delta0[i] << "," << result.fn[i] << "," << result.ft[2 * i] << "," << result.ft[2 * i + 1]
-         << "\n";
+    out_ << "," << record.penetration << "," << record.fn << "," << record.ft1 << "," << record.ft2 << "\n";
   }
   Check();
 }

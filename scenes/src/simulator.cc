@@ -464,6 +464,36 @@ StepInfo Simulator::MujocoStepInfo(double constraint_before, double total) const
   return info;
 }
 
+std::vector<ContactRecord> Simulator::LastContacts() const {
+  std::vector<ContactRecord> records;
+  if (options_.engine != Engine::kMujoco) {
+    const std::vector<ContactInfo>& contacts = builder_.contacts();
+    for (size_t i = 0; i < contacts.size(); ++i) {
+      records.push_back({contacts[i], problem_.delta0[i], result_.fn[i], result_.ft[2 * i], result_.ft[2 * i + 1]});
+    }
+    return records;
+  }
+  const mjData& d = *data_;
+  for (int i = 0; i < d.ncon; ++i) {
+    const mjContact& c = d.contact[i];
+    ContactRecord record;
+    record.info.geom1 = c.geom[0];
+    record.info.geom2 = c.geom[1];
+    record.info.position = Eigen::Map<const Eigen::Vector3d>(c.pos);
+    record.info.normal = Eigen::Map<const Eigen::Vector3d>(c.frame);
+    record.info.tangent1 = Eigen::Map<const Eigen::Vector3d>(c.frame + 3);
+    record.info.tangent2 = Eigen::Map<const Eigen::Vector3d>(c.frame + 6);
+    record.penetration = -c.dist;
+    mjtNum force[6];
+    mj_contactForce(model_.get(), &d, i, force);
+    record.fn = force[0];
+    record.ft1 = force[1];
+    record.ft2 = force[2];
+    records.push_back(record);
+  }
+  return records;
+}
+
 void Simulator::UpdateKinematics() {
   mj_kinematics(model_.get(), data_.get());
   mj_comPos(model_.get(), data_.get());

@@ -141,6 +141,13 @@ class StepFailedError : public std::runtime_error {
 /// std::invalid_argument for an unknown name.
 int FindKeyframe(const mjModel& model, const std::string& name);
 
+/// One contact of a step: where and between what (ContactInfo), penetration δ0 (m, > 0 overlapping), normal force fn
+/// (N, ≥ 0, pushing the geoms apart) and friction forces ft1, ft2 (N) along the contact's tangents.
+struct ContactRecord {
+  ContactInfo info;
+  double penetration{0}, fn{0}, ft1{0}, ft2{0};
+};
+
 /// Steps one MJCF model. Owns the model and its mjData; reuses one TamsiSolver and one ContactProblem across steps.
 class Simulator {
  public:
@@ -185,6 +192,11 @@ class Simulator {
   const Result& last_result() const { return result_; }
   /// The front end (per-geom contact parameters, contacts of the last step).
   const ContactProblemBuilder& builder() const { return builder_; }
+  /// The contacts of the last step, at the positions it started from, with their forces, from either engine: TAMSI's
+  /// rows (geom contacts, then joint and tendon limits; its fn and ft), or MuJoCo's geom contacts (mjData.contact;
+  /// forces from mj_contactForce, MuJoCo's soft-constraint force in the contact frame: normal first, then along
+  /// frame rows 1 and 2; its limits are constraint rows, not contacts).
+  std::vector<ContactRecord> LastContacts() const;
 
   /// Recomputes kinematics and body velocities (xpos, xquat, cvel) at the current state, for output.
   void UpdateKinematics();
