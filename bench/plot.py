@@ -32,7 +32,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 import fit_growth  # noqa: E402
 
-ENGINES = {0: "TAMSI (defaults)", 1: "MuJoCo 2.2.2 Newton", 2: "MuJoCo 2.2.2 CG", 3: "TAMSI reuse",
+ENGINES = {0: "TAMSI (defaults)", 1: "MuJoCo 4.0 Newton", 2: "MuJoCo 4.0 CG", 3: "TAMSI reuse",
            4: "TAMSI one-way", 5: "TAMSI primal-dual, exact LU", 6: "TAMSI paper's iteration, exact LU",
            7: "TAMSI, MPR narrow phase", 8: "TAMSI, Cholesky of S (no Schwarz)", 9: "TAMSI, Schwarz everywhere"}
 # MuJoCo 3.12.1 CG on the settled piles, median ms per step, 1 thread (../shared/spec/anchor_figures.md).
