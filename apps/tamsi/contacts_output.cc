@@ -5,19 +5,11 @@
 namespace tamsi::cli {
 namespace {
 
-class ContactsOutput : public scenes::RunObserver {
+class ContactsOutput : public CsvOutput<ContactWriter> {
  public:
   ContactsOutput(const std::string& path, const scenes::Run& run)
-      : writer_(path, ResumeBytes(run, "contacts", "--contacts")) {}
+      : CsvOutput("contacts", path, ResumeBytes(run, "contacts", "--contacts")) {}
   void OnStep(const scenes::Run& run) override { writer_.Write(run.step() - 1, run.simulator()); }
-  void OnStepFailed(const scenes::Run&) override { writer_.Flush(); }
-  void OnFinish(const scenes::Run&) override { writer_.Close(); }
-  void SaveTo(scenes::Checkpoint* checkpoint) override {
-    checkpoint->output_bytes["contacts"] = writer_.FlushedBytes();
-  }
-
- private:
-  ContactWriter writer_;
 };
 
 }  // namespace

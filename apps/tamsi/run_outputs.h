@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tamsi::cli {
@@ -77,6 +78,22 @@ class ContactWriter : public CsvWriter {
   explicit ContactWriter(const std::string& path, long long resume_bytes = -1);
   /// The contacts of the step `sim` just took (its last problem and result).
   void Write(long long step, const scenes::Simulator& sim);
+};
+
+/// A RunObserver that writes one CSV through `Writer` (a CsvWriter): flushed when a step fails, closed at the end,
+/// and its flushed length saved under `key` with every checkpoint (a resumed run continues it there).
+template <class Writer>
+class CsvOutput : public scenes::RunObserver {
+ public:
+  void OnStepFailed(const scenes::Run&) override { writer_.Flush(); }
+  void OnFinish(const scenes::Run&) override { writer_.Close(); }
+  void SaveTo(scenes::Checkpoint* checkpoint) override { checkpoint->output_bytes[key_] = writer_.FlushedBytes(); }
+
+ protected:
+  template <class... WriterArgs>
+  explicit CsvOutput(const char* key, WriterArgs&&... args) : key_(key), writer_(std::forward<WriterArgs>(args)...) {}
+  const char* key_;
+  Writer writer_;
 };
 
 }  // namespace tamsi::cli

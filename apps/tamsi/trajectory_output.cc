@@ -5,24 +5,16 @@
 namespace tamsi::cli {
 namespace {
 
-class TrajectoryOutput : public scenes::RunObserver {
+class TrajectoryOutput : public CsvOutput<TrajectoryWriter> {
  public:
   /// Writes the initial state of a run that starts afresh.
   TrajectoryOutput(const std::string& path, scenes::Run* run)
-      : writer_(path, run->model(), ResumeBytes(*run, "trajectory", "--output")) {
+      : CsvOutput("trajectory", path, run->model(), ResumeBytes(*run, "trajectory", "--output")) {
     if (run->resumed()) return;
     run->simulator().UpdateKinematics();
     writer_.Write(run->model(), run->data());
   }
   void OnStep(const scenes::Run& run) override { writer_.Write(run.model(), run.data()); }
-  void OnStepFailed(const scenes::Run&) override { writer_.Flush(); }
-  void OnFinish(const scenes::Run&) override { writer_.Close(); }
-  void SaveTo(scenes::Checkpoint* checkpoint) override {
-    checkpoint->output_bytes["trajectory"] = writer_.FlushedBytes();
-  }
-
- private:
-  TrajectoryWriter writer_;
 };
 
 }  // namespace

@@ -15,7 +15,7 @@ mjfCollision mujoco_plane_mesh = nullptr;
 // The vertices of mesh geom g2's convex hull (every mesh vertex without one: mesh_graphadr = −1) over plane geom g1.
 class HullOverPlane {
  public:
-  HullOverPlane(const mjModel* m, const mjData* d, int g1, int g2) : m_(m), d_(d), g1_(g1), g2_(g2) {
+  HullOverPlane(const mjModel* m, const mjData* d, int g1, int g2) : d_(d), g1_(g1), g2_(g2) {
     const int mesh = m->geom_dataid[g2];
     vertices_ = m->mesh_vert + 3 * m->mesh_vertadr[mesh];
     const int* graph = m->mesh_graphadr[mesh] >= 0 ? m->mesh_graph + m->mesh_graphadr[mesh] : nullptr;
@@ -48,7 +48,6 @@ class HullOverPlane {
   }
 
  private:
-  const mjModel* m_;
   const mjData* d_;
   int g1_, g2_;
   const float* vertices_;
@@ -68,10 +67,12 @@ std::pair<int, mjtNum> Deepest(const HullOverPlane& hull) {
   return deepest;
 }
 
-// A plane–mesh pair the support collider found touching on this thread, with its detection margin (m).
+// A plane–mesh pair the support collider found touching on this thread: its detection margin (m) and the hull
+// vertex it gave MuJoCo.
 struct TouchingPair {
   int plane, mesh;
   mjtNum margin;
+  int deepest;
 };
 thread_local std::vector<TouchingPair> touching_pairs;
 
@@ -84,7 +85,7 @@ int SupportPlaneMesh(const mjModel* m, mjData* d, mjPreContact* con, int g1, int
   const auto [deepest, height] = Deepest(hull);
   if (deepest < 0 || height >= margin) return 0;
   hull.Emit(deepest, con);
-  touching_pairs.push_back({g1, g2, margin});
+  touching_pairs.push_back({g1, g2, margin, deepest});
   return 1;
 }
 
@@ -102,10 +103,9 @@ void AddSupportContacts(const mjModel& model, mjData* data) {
     if (cursor == ncon) return;
     mjContact contact = data->contact[cursor];
     const HullOverPlane hull(&model, data, pair.plane, pair.mesh);
-    const int deepest = Deepest(hull).first;
     for (int i = 0; i < hull.count(); ++i) {
       mjtNum p[3];
-      if (i == deepest || hull.Height(i, p) >= pair.margin) continue;
+      if (i == pair.deepest || hull.Height(i, p) >= pair.margin) continue;
       mjPreContact vertex;
       hull.Emit(i, &vertex);
       contact.dist = vertex.dist;
