@@ -96,6 +96,7 @@ struct TamsiSolver::Impl {
   internal::IslandPartition partition;
   internal::Components bodies;  // the connected components of M's graph (NewtonSystem::mass_matrix)
   std::vector<internal::IslandNewton> islands;
+  std::vector<int> islands_col_ptr, islands_row_index;  // the Newton matrix pattern `islands` were built for
   Eigen::VectorXd v, vt_first, dv, dvn, dvt, symmetric_values;
   bool has_vt_first{false};                          // vt_first holds this solve's first iterate's vt
   std::vector<int> active;                           // islands still iterating
@@ -117,6 +118,7 @@ void TamsiSolver::set_options(const Options& options) {
   impl_->system.reset();  // forget the structure and symbolic analyses: the scheme or backend may have changed
   impl_->mass_analyzed = false;
   impl_->islands.clear();
+  impl_->islands_col_ptr.clear();
 }
 
 void TamsiSolver::Impl::CalcStructure(const ContactProblem& problem, const Options& o, Summary* s) {
@@ -130,6 +132,16 @@ void TamsiSolver::Impl::CalcStructure(const ContactProblem& problem, const Optio
     SparseMatrix M = system->mass_matrix();  // a compressed copy: a caller's M may be uncompressed
     M.makeCompressed();
     bodies = internal::FindComponents(static_cast<int>(M.cols()), M.outerIndexPtr(), M.innerIndexPtr());
+  }
+  // Other contacts often leave the Newton matrix's pattern as it was (the same pairs of bodies touch): the islands
+  // and their backends' symbolic analyses depend on nothing else, so they are kept.
+  const kernels::NewtonMatrixPattern& pattern = system->pattern();
+  const bool keep_islands = s->structure_reused ||
+                            (system->mass_pattern_kept() && static_cast<int>(islands.size()) == partition.num_islands &&
+                             pattern.col_ptr() == islands_col_ptr && pattern.row_index() == islands_row_index);
+  if (!keep_islands) {
+    islands_col_ptr = pattern.col_ptr();
+    islands_row_index = pattern.row_index();
     islands.clear();
     islands.reserve(partition.num_islands);
     for (int k = 0; k < partition.num_islands; ++k) {

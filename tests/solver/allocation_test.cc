@@ -167,7 +167,9 @@ TEST_P(SteadyStateAllocationTest, SolveWithAnUnchangedPatternAllocatesNothing) {
   if (c.newton_solve == NewtonSolve::kSymmetricPreconditioner) {
     EXPECT_EQ(result.summary.krylov_solves, result.summary.newton_systems);  // GMRES solved every system
   }
-  if (c.schwarz_part_bodies > 0) EXPECT_GE(result.summary.schwarz_subdomains, 120 / 6 / c.schwarz_part_bodies);
+  if (c.schwarz_part_bodies > 0) {
+    EXPECT_GE(result.summary.schwarz_subdomains, 120 / 6 / c.schwarz_part_bodies);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

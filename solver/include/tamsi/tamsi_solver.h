@@ -221,7 +221,8 @@ struct Summary {
   bool structure_reused{false};
   /// Nonzeros of the Newton matrix (full pattern).
   long long newton_matrix_nnz{0};
-  /// Symbolic analyses done in this solve, summed over islands (0 when the pattern of the previous solve was reused).
+  /// Symbolic analyses done in this solve, summed over islands: 0 when the Newton matrix had the pattern of the
+  /// previous solve, even with other contacts (the same pairs of bodies touching), whose islands and analyses are kept.
   int symbolic_factorizations{0};
   int numeric_factorizations{0};
   /// Island Newton systems solved (one per island per iteration it takes part in); of those, the ones GMRES solved
