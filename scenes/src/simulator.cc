@@ -103,8 +103,13 @@ std::string RunStatistics::Report() const {
   out << "wall time        " << Format("%.4g", wall_time) << " s (front end " << Format("%.4g", time_frontend)
       << " s, solve " << Format("%.4g", time_solve) << " s)\n";
   out << "real-time rate   " << Format("%.4g", real_time_rate()) << "x\n";
-  out << "iterations       mean " << Format("%.3g", iterations_mean()) << ", max " << iterations_max << " ("
-      << secant_iterations << " with the secant safeguard; " << primal_dual_fallbacks << " primal-dual fallbacks)\n";
+  out << "iterations       mean " << Format("%.3g", iterations_mean()) << ", max " << iterations_max;
+  if (solves > 0) {
+    out << " (" << secant_iterations << " with the secant safeguard; " << primal_dual_fallbacks
+        << " primal-dual fallbacks)\n";
+  } else {
+    out << " (MuJoCo's solver: per step, the most of any of its islands)\n";
+  }
   out << "retried steps    " << retried_steps << " (failed solves " << failed_solves << ")\n";
   out << "contacts         mean " << Format("%.4g", contacts_mean()) << ", max " << contacts_max << "\n";
   if (limit_rows_max > 0 || equality_rows_max > 0) {
