@@ -43,7 +43,8 @@ long long NumSteps(const scenes::Run& run) {
   }
 }
 
-/// "scene NAME: nq = …, nv = …, bodies = …, geoms = …; solver …, h = … s, N steps[, v_s = … m/s]".
+/// "scene NAME: nq = …, nv = …, bodies = …, geoms = …; solver …, h = … s, N steps[, v_s = … m/s]", then under TAMSI
+/// how its step differs from the model's integrator.
 void PrintHeader(const RunArgs& args, const scenes::Run& run, long long num_steps) {
   const scenes::RunSettings& settings = args.request.settings;
   const std::string engine =
@@ -57,6 +58,9 @@ void PrintHeader(const RunArgs& args, const scenes::Run& run, long long num_step
             << ", h = " << run.time_step() << " s, " << num_steps << " steps";
   if (options.engine == scenes::Engine::kTamsi) std::cout << ", v_s = " << options.solver.stiction_tolerance << " m/s";
   std::cout << "\n";
+  const std::string integrator = scenes::IntegratorDifference(model);
+  if (options.engine == scenes::Engine::kTamsi && !integrator.empty())
+    std::cout << "integrator: " << integrator << "\n";
 }
 
 /// Warns of each part of the model the TAMSI step leaves out; exit status 2 for them under --strict.

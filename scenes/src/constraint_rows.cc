@@ -342,4 +342,20 @@ std::vector<UnsupportedFeature> UnsupportedFeatures(const mjModel& model) {
   return features;
 }
 
+std::string IntegratorDifference(const mjModel& model) {
+  const std::string tamsi =
+      "TAMSI's first-order step, implicit in contact forces, joint damping and actuator velocity gains";
+  switch (model.opt.integrator) {
+    case mjINT_EULER:
+      return "the model's Euler integrator (implicit in joint damping only) is replaced by " + tamsi;
+    case mjINT_RK4:
+      return "the model's RK4 integrator (explicit, fourth order) is replaced by " + tamsi;
+    case mjINT_IMPLICIT:
+      return "the model's implicit integrator is replaced by " + tamsi +
+             ", without its Coriolis and centrifugal derivatives (as implicitfast)";
+    default:
+      return "";
+  }
+}
+
 }  // namespace tamsi::scenes

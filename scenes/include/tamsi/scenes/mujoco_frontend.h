@@ -150,6 +150,11 @@ inline constexpr char kContactSoftness[] = "contact solref/solimp";
 /// The parts of `model` that the TAMSI step does not take into account, one entry per kind in the order first met;
 /// empty when every force MuJoCo would apply has a counterpart in the step.
 std::vector<UnsupportedFeature> UnsupportedFeatures(const mjModel& model);
+/// How the TAMSI step differs from the integrator the model asks for (mjOption::integrator), in one sentence; empty for
+/// implicitfast, whose velocity derivatives (joint damping, actuator velocity gains) the step also treats implicitly
+/// (eq. 19–23 for the contact forces). MuJoCo's Euler is implicit in joint damping only, RK4 is explicit and fourth
+/// order, and implicit also differentiates the Coriolis and centrifugal forces.
+std::string IntegratorDifference(const mjModel& model);
 
 /// Builds ContactProblems from an mjModel/mjData pair. Holds per-model tables (the dof chain of each body, per-geom
 /// contact parameters) and scratch space; reuse one object across steps.
