@@ -36,7 +36,8 @@ void StudyFigure5(const StudySettings& settings);
 /// IE + FN (fixed steps with convergence control). Writes fig7_wall_clock.csv; prints each run's wall time and work.
 void StudyFigure7(const StudySettings& settings);
 /// The Allegro hand (Sec. VI-B): TAMSI at h = 0.7 ms against error-controlled IE + QN at a = 0.01, with and without
-/// TALS, on allegro_mug, wall clock as for Fig. 7. Writes allegro_wall_clock.csv.
+/// TALS, on allegro_mug, wall clock as for Fig. 7. Writes allegro_wall_clock.csv. Throws scenes::ThirdPartyModelError,
+/// before writing anything, without the models folder that holds the hand (README, "Models").
 void StudyAllegro(const StudySettings& settings);
 /// Fig. 8: TAMSI's error in generalized velocities on gripper_mug_shake against h, against a TAMSI reference at a
 /// small h, nondimensionalized by T and A. Writes fig8_convergence.csv, and fig8_grip_transient.csv (the reference's

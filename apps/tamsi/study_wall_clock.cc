@@ -144,6 +144,8 @@ void StudyAllegro(const StudySettings& settings) {
   const std::string scene = "allegro_mug";
   // 3.2 s: the grasp closes (0.6 s), then one twist each way (1.2 s to 3.2 s).
   const double h = 7e-4, duration = settings.quick ? 0.02 : 3.2;
+  // Loaded once first: without the models folder (README, "Models") it throws before anything is written.
+  scenes::LoadScene(scene);
   std::ofstream out = OpenStudyCsv(settings, "allegro_wall_clock.csv");
   out << "integrator,sim_time,wall_time\n";
   const WallClock tamsi = RunTamsi(scene, h, duration, &out);

@@ -185,7 +185,8 @@ Simulator(scene="gripper_mug_shake", *, solver="tamsi", mujoco_solver="", narrow
                       used): it may read the state and set controls (sim.set_control, sim.ctrl,
                       sim.qfrc_applied); it must not change qpos or qvel
 
-Raises ValueError for an unknown scene or setting (named), ModelLoadError for a file MuJoCo cannot load.
+Raises ValueError for an unknown scene or setting (named), ModelLoadError for a file MuJoCo cannot load,
+RuntimeError (one line naming TAMSI_MODELS_DIR) for a robot scene without the models folder (README, "Models").
 step() raises StepFailedError (the state is that before the step) when every substep retry failed.
 )doc";
 

@@ -300,8 +300,10 @@ std::string IiwaWithRobotiqXml(const std::string& menagerie) {
 
 Scene IiwaPickShakePlace() {
   using P = IiwaPickShakePlaceParameters;
-  const std::filesystem::path menagerie = std::filesystem::path(ModelsDirectory()) / "menagerie";
-  std::string xml = IiwaWithRobotiqXml(menagerie.string());
+  // Both robots from the same Menagerie checkout: the merged text finds the gripper's meshes from the arm's folder.
+  const std::filesystem::path arm = ThirdPartyModel("menagerie_current/kuka_iiwa_14", kIiwaPickShakePlace);
+  ThirdPartyModel("menagerie_current/robotiq_2f85", kIiwaPickShakePlace);
+  std::string xml = IiwaWithRobotiqXml(arm.parent_path().string());
   // The table top is a plane only the bottle touches (collision bits 2), drawn as a box; the bottle touches the
   // robot (bit 1) too.
   std::ostringstream scene;
@@ -322,7 +324,7 @@ Scene IiwaPickShakePlace() {
   xml.insert(xml.rfind("</mujoco>"), key.str());
   Scene result;
   result.name = kIiwaPickShakePlace;
-  result.model = LoadModelFromString(xml, kIiwaPickShakePlace, (menagerie / "kuka_iiwa_14").string());
+  result.model = LoadModelFromString(xml, kIiwaPickShakePlace, arm.string());
   mjModel& model = *result.model;
   // The arm's start: the pinch point 20 cm above the bottle's centre, pointing down (IK from a bent arm).
   double q[kArm] = {0, 0.6, 0, -1.4, 0, 1.2, 0};

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 #include <memory>
 
@@ -111,9 +110,8 @@ Scene AllegroMug() {
   using P = AllegroMugParameters;
   Scene scene;
   scene.name = kAllegroMug;
-  scene.model =
-      LoadModelFromString(kAllegroMugMjcf, kAllegroMug,
-                          (std::filesystem::path(ModelsDirectory()) / "menagerie" / "wonik_allegro").string());
+  scene.model = LoadModelFromString(kAllegroMugMjcf, kAllegroMug,
+                                    ThirdPartyModel("menagerie_current/wonik_allegro", kAllegroMug).string());
   if (scene.model->nu != 16) throw std::logic_error("allegro_mug: expected the hand's 16 actuators");
   const int mug = Id(*scene.model, mjOBJ_BODY, "mug");
   auto grasp = std::make_shared<RecordedGrasp>();
@@ -152,7 +150,7 @@ Scene RobotiqGrasp() {
   Scene scene;
   scene.name = kRobotiqGrasp;
   scene.model = LoadModelFromString(kRobotiqGraspMjcf, kRobotiqGrasp,
-                                    (std::filesystem::path(ModelsDirectory()) / "menagerie" / "robotiq_2f85").string());
+                                    ThirdPartyModel("menagerie_current/robotiq_2f85", kRobotiqGrasp).string());
   const int fingers = Id(*scene.model, mjOBJ_ACTUATOR, "fingers_actuator");
   const int box = Id(*scene.model, mjOBJ_BODY, "box");
   const double close = scene.model->actuator_ctrlrange[2 * fingers + 1];

@@ -1,6 +1,7 @@
 #pragma once
 /// @file
-/// Internal: the built-in scenes with Menagerie robots (robot_scenes.cc), registered by scene_library.cc.
+/// Internal: the built-in scenes with Menagerie robots (robot_scenes.cc), registered by scene_library.cc. They read
+/// the robots from today's MuJoCo Menagerie in the models folder (ThirdPartyModel: menagerie_current/).
 
 #include <tamsi/scenes/scene_library.h>
 
@@ -36,7 +37,8 @@ Scene IiwaPickShakePlace();
 /// The Menagerie KUKA iiwa 14 with the Menagerie Robotiq 2F-85 on its flange (body "gripper" at the attachment site),
 /// both as their authors wrote them, merged into one MJCF text to be compiled from the iiwa's folder: the gripper's
 /// names that collide with the arm's (materials gray and black, classes visual and collision, body base) get the
-/// prefix 2f85_, its mesh files are found from the arm's mesh folder, and the arm's keyframe is dropped.
+/// prefix 2f85_, its mesh files are found from the arm's mesh folder, and the arm's keyframe is dropped. `menagerie`
+/// is the Menagerie checkout holding kuka_iiwa_14/ and robotiq_2f85/.
 std::string IiwaWithRobotiqXml(const std::string& menagerie);
 
 }  // namespace tamsi::scenes::internal

@@ -223,9 +223,23 @@ std::string ClutterBinXml(int num_bodies, std::uint32_t seed, bool thrown) {
 
 std::string ModelsDirectory() {
   std::error_code ec;
-  if (const char* env = std::getenv("TAMSI_MODELS_DIR"); env && *env) return env;
   if (std::filesystem::is_directory(TAMSI_INSTALL_MODELS_DIR, ec)) return TAMSI_INSTALL_MODELS_DIR;
   return TAMSI_SOURCE_MODELS_DIR;
+}
+
+std::filesystem::path ThirdPartyModel(const std::string& relative, const std::string& needed_by) {
+  constexpr char kSetting[] = "TAMSI_MODELS_DIR";
+  const std::string help = ": set it to a folder holding menagerie_current/ and ycb_sim/ (README, \"Models\")";
+  const char* dir = std::getenv(kSetting);
+  if (dir == nullptr || *dir == '\0')
+    throw ThirdPartyModelError(needed_by + " needs " + relative + " under " + kSetting + " (unset)" + help);
+  const std::filesystem::path path = std::filesystem::path(dir) / relative;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw ThirdPartyModelError(needed_by + " needs " + relative + " under " + kSetting + " (" + dir +
+                               "), which has no " + path.string() + help);
+  }
+  return path;
 }
 
 bool Settle(Simulator* simulator, double speed, double max_time) {

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "third_party_models.h"
+
 namespace tamsi::scenes {
 namespace {
 
@@ -75,12 +77,16 @@ struct ResumeCase {
   const char* scene;
   Engine engine;
   double checkpoint_time, end_time;  // s: each after the event that sets the scene's controller or checks state
+  bool robot{false};                 // a robot scene, whose models are third-party (README, "Models")
 };
 
 class ResumeTest : public ::testing::TestWithParam<ResumeCase> {};
 
 TEST_P(ResumeTest, ContinuesBitwiseAsTheUninterruptedRun) {
   const ResumeCase c = GetParam();
+  if (c.robot) {
+    TAMSI_SKIP_WITHOUT_THIRD_PARTY_MODELS();
+  }
   const std::string path = TempPath(std::string(c.scene) + ".json");
   SceneRun uninterrupted(c.scene, c.engine);
   uninterrupted.StepTo(c.checkpoint_time);
@@ -105,9 +111,9 @@ INSTANTIATE_TEST_SUITE_P(Scenes, ResumeTest,
                                            ResumeCase{"gripper_mug_shake", Engine::kMujoco, 0.2, 0.4},
                                            ResumeCase{"clutter_bin", Engine::kTamsi, 0.1, 0.16},
                                            ResumeCase{"clutter_bin", Engine::kMujoco, 0.1, 0.16},
-                                           ResumeCase{"robotiq_grasp", Engine::kTamsi, 0.65, 0.75},
-                                           ResumeCase{"allegro_mug", Engine::kTamsi, 1.25, 1.35},
-                                           ResumeCase{"iiwa_pick_shake_place", Engine::kTamsi, 2.1, 2.2}),
+                                           ResumeCase{"robotiq_grasp", Engine::kTamsi, 0.65, 0.75, true},
+                                           ResumeCase{"allegro_mug", Engine::kTamsi, 1.25, 1.35, true},
+                                           ResumeCase{"iiwa_pick_shake_place", Engine::kTamsi, 2.1, 2.2, true}),
                          [](const ::testing::TestParamInfo<ResumeCase>& info) {
                            return std::string(info.param.scene) +
                                   (info.param.engine == Engine::kTamsi ? "_tamsi" : "_mujoco");
@@ -116,6 +122,7 @@ INSTANTIATE_TEST_SUITE_P(Scenes, ResumeTest,
 // The controller's state matters: resumed with mjData alone (the controller as a fresh scene starts it), the iiwa's
 // references and grip integrator restart and the run departs from the uninterrupted one.
 TEST(Checkpoint, WithoutTheControllerStateTheResumedRunDeparts) {
+  TAMSI_SKIP_WITHOUT_THIRD_PARTY_MODELS();
   SceneRun uninterrupted("iiwa_pick_shake_place", Engine::kTamsi);
   uninterrupted.StepTo(2.1);
   Checkpoint checkpoint = CaptureCheckpoint(*uninterrupted.sim, uninterrupted.scene, 0);

@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 #include <tamsi/newton_system.h>
 #include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
+
+#include "third_party_models.h"
 
 namespace tamsi::scenes {
 namespace {
@@ -314,11 +317,13 @@ double MaxLimitViolation(const mjModel& m, const mjData& d) {
 // The unmodified Menagerie Robotiq 2F-85 closing fully (ctrl 255) for 1 s: its four-bar linkages stay closed (they
 // pulled apart by 122 mm before its equalities entered the step) and its joints stay within their limits.
 TEST(ModelConstraints, Robotiq2F85KeepsItsLinkagesAndLimits) {
+  TAMSI_SKIP_WITHOUT_THIRD_PARTY_MODELS();
+  const std::string gripper = ThirdPartyModel("menagerie_current/robotiq_2f85/2f85.xml", "ModelConstraints").string();
   for (Engine engine : {Engine::kTamsi, Engine::kMujoco}) {
     SimulatorOptions options;
     options.engine = engine;
     options.mujoco_solver = mjSOL_NEWTON;
-    Simulator sim(LoadModelFromFile(TAMSI_MENAGERIE_DIR "/robotiq_2f85/2f85.xml"), options);
+    Simulator sim(LoadModelFromFile(gripper), options);
     double gap = 0.0, violation = 0.0;
     while (sim.time() < 1.0) {
       sim.data().ctrl[0] = sim.time() < 0.5 ? 255.0 : 0.0;
@@ -339,13 +344,15 @@ TEST(ModelConstraints, Robotiq2F85KeepsItsLinkagesAndLimits) {
 // into their limits): TAMSI keeps limits and linkages about as well as MuJoCo's own solver on the same model
 // (measured from t = 0.3 s to 1 s).
 TEST(ModelConstraints, MenagerieModelsKeepLimitsAndLinkagesAsMujocoDoes) {
+  TAMSI_SKIP_WITHOUT_THIRD_PARTY_MODELS();
   for (const char* file : {"robotiq_2f85/scene.xml", "wonik_allegro/scene_right.xml", "kuka_iiwa_14/scene.xml"}) {
+    const std::string path = ThirdPartyModel(std::string("menagerie_current/") + file, "ModelConstraints").string();
     double gap[2] = {0, 0}, violation[2] = {0, 0};
     for (int engine = 0; engine < 2; ++engine) {
       SimulatorOptions options;
       options.engine = engine == 0 ? Engine::kTamsi : Engine::kMujoco;
       options.mujoco_solver = mjSOL_NEWTON;
-      Simulator sim(LoadModelFromFile(std::string(TAMSI_MENAGERIE_DIR "/") + file), options);
+      Simulator sim(LoadModelFromFile(path), options);
       const mjModel& m = sim.model();
       while (sim.time() < 1.0) {
         const bool high = std::sin(2 * kPi * sim.time()) > 0;

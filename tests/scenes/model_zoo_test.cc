@@ -1,29 +1,26 @@
 // Today's MuJoCo Menagerie, unmodified, under TAMSI: models read from the models folder (TAMSI_MODELS_DIR, the
 // folder that holds menagerie_current/; README "Models"). Without it the tests are skipped, saying so.
 #include <gtest/gtest.h>
+#include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <string>
+
+#include "third_party_models.h"
 
 namespace tamsi::scenes {
 namespace {
-
-std::string MenageriePath(const std::string& model) {
-  const std::string dir = TAMSI_MODELS_DIR;
-  return dir.empty() ? "" : dir + "/menagerie_current/" + model;
-}
 
 // The Franka Panda holding its `home` keyframe at its own time step (2 ms). Its servos have force ranges (±87 N·m):
 // with their velocity gains left explicit, joint velocities flipped sign every step and grew 5× a step until the
 // forces flipped ±87 N·m. With the gains implicit while the force is inside its range it settles (|v| about 1.5e-6
 // rad/s at 1 s, 7e-9 at 1.5 s, decaying tenfold every 0.2 s).
 TEST(ModelZoo, PandaSettlesAtItsHomeKeyframe) {
-  const std::string path = MenageriePath("franka_emika_panda/scene.xml");
-  if (path.empty() || !std::filesystem::exists(path)) GTEST_SKIP() << "no models folder (TAMSI_MODELS_DIR)";
-  ModelPtr model = LoadModelFromFile(path);
+  TAMSI_SKIP_WITHOUT_THIRD_PARTY_MODELS();
+  ModelPtr model =
+      LoadModelFromFile(ThirdPartyModel("menagerie_current/franka_emika_panda/scene.xml", "ModelZoo").string());
   const int home = mj_name2id(model.get(), mjOBJ_KEY, "home");
   ASSERT_GE(home, 0);
   Simulator sim(std::move(model), SimulatorOptions(), home);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../solver/newton_check.h"
+#include "third_party_models.h"
 
 namespace tamsi::scenes {
 namespace {
@@ -517,9 +518,11 @@ double LargestFreeBodySpeed(const Simulator& sim) {
 // front end's plane–mesh contacts (every hull vertex at the plane) all come to rest; with MuJoCo's own convex
 // collider, at most four points a pair, the meshes keep rocking (2e-2 m/s after 4 s).
 TEST(YcbObjects, MeshObjectsComeToRestOnTheGround) {
+  TAMSI_SKIP_WITHOUT_THIRD_PARTY_MODELS();
+  const std::string objects = ThirdPartyModel("ycb_sim/ycb_objects.xml", "YcbObjects").string();
   double speed[2];
   for (NarrowPhase narrow_phase : {NarrowPhase::kAnalytic, NarrowPhase::kMujoco}) {
-    Scene scene = LoadScene(TAMSI_SCENE_MODELS_DIR "/ycb_sim/ycb_objects.xml");
+    Scene scene = LoadScene(objects);
     SimulatorOptions options;
     options.contact = scene.contact;
     options.narrow_phase = narrow_phase;

@@ -7,6 +7,7 @@
 #include <tamsi/scenes/simulator.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -19,6 +20,12 @@ namespace tamsi::scenes {
 class UnknownSceneError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
+};
+
+/// Thrown by ThirdPartyModel when the models folder is not set or lacks the model asked for.
+class ThirdPartyModelError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 /// Name and one-line description of a built-in scene.
@@ -95,12 +102,25 @@ struct Scene {
 
 /// Loads a built-in scene by name, or else an MJCF/URDF file by path. Throws UnknownSceneError for a name that is
 /// neither (listing the built-in names), ModelLoadError for a file MuJoCo cannot load, std::invalid_argument for
-/// invalid options.
+/// invalid options, ThirdPartyModelError for a robot scene (robotiq_grasp, allegro_mug, iiwa_pick_shake_place)
+/// without today's MuJoCo Menagerie in the models folder (ThirdPartyModel).
 Scene LoadScene(const std::string& name_or_path, const SceneOptions& options = SceneOptions());
 
-/// Where the scenes' model files live (the Menagerie robots): $TAMSI_MODELS_DIR when set, else the installed
-/// share/tamsi/models when it exists, else the source tree's scenes/models.
+/// The project's own scene models (scenes/models: the built-in scenes' MJCF files, which the library also embeds): the
+/// installed share/tamsi/models when it exists, else the source tree's scenes/models. Third-party models are never
+/// there: see ThirdPartyModel.
 std::string ModelsDirectory();
+
+/// The third-party model file or folder `relative` (e.g. "menagerie_current/robotiq_2f85") in the models folder, the
+/// one setting for third-party models: the environment variable TAMSI_MODELS_DIR, read at every call, names a folder
+/// laid out as
+///   menagerie_current/   a checkout of https://github.com/google-deepmind/mujoco_menagerie (the robot scenes'
+///                        robotiq_2f85/, wonik_allegro/, kuka_iiwa_14/)
+///   ycb_sim/             a checkout of https://github.com/vikashplus/YCB_sim
+/// (README, "Models"). Returns $TAMSI_MODELS_DIR/relative. Throws ThirdPartyModelError, one line naming
+/// `needed_by` (who needs it, e.g. a scene), the setting and the missing path, when TAMSI_MODELS_DIR is unset or
+/// empty or has nothing at `relative`.
+std::filesystem::path ThirdPartyModel(const std::string& relative, const std::string& needed_by);
 
 /// Geoms without `user` data in a model loaded from a file get Drake's paper-era heuristic with this penetration
 /// allowance (m): see PenetrationAllowanceDefaults.
