@@ -31,6 +31,7 @@ CONFIGURATIONS = [  # label, extra arguments of tamsi run
     ("TAMSI v_s = 1e-4 m/s (default)", ["--stiction-tolerance", "1e-4"]),
     ("TAMSI v_s = 1e-3 m/s", ["--stiction-tolerance", "1e-3"]),
     ("TAMSI v_s = 1e-2 m/s", ["--stiction-tolerance", "1e-2"]),
+    ("TAMSI v_s = 2e-2 m/s", ["--stiction-tolerance", "2e-2"]),
     ("MuJoCo CG (defaults)", ["--solver", "mujoco", "--mujoco-solver", "cg"]),
     ("MuJoCo Newton (defaults)", ["--solver", "mujoco", "--mujoco-solver", "newton"]),
 ]
