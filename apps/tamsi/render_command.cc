@@ -43,7 +43,8 @@ void RenderTrajectory(const RenderArgs& args) {
   const double h = states.size() > 1 ? (end - start) / static_cast<double>(states.size() - 1) : 0.0;
   std::unique_ptr<mjData, scenes::DataDeleter> data(mj_makeData(&model));
   std::unique_ptr<VideoRecorder> video;
-  if (!args.views.video.empty()) video = std::make_unique<VideoRecorder>(model, args.views, start, end, h, !args.quiet);
+  if (!args.views.video.empty())
+    video = std::make_unique<VideoRecorder>(model, args.views, scene.camera, start, end, h, !args.quiet);
   std::unique_ptr<HtmlReplay> html;
   if (!args.views.html.empty()) html = std::make_unique<HtmlReplay>(model, args.views, scene.name, start, h);
   for (const TrajectoryState& state : states) {

@@ -9,8 +9,8 @@ class VideoOutput : public scenes::RunObserver {
  public:
   /// A video from the run's time to `num_steps` steps later; draws the state it starts from.
   VideoOutput(const RunArgs& args, const scenes::Run& run, long long num_steps)
-      : recorder_(run.model(), args.views, run.time(), run.time() + num_steps * run.time_step(), run.time_step(),
-                  !args.quiet),
+      : recorder_(run.model(), args.views, run.scene().camera, run.time(), run.time() + num_steps * run.time_step(),
+                  run.time_step(), !args.quiet),
         draw_contacts_(args.views.contact_points || args.views.contact_forces) {
     recorder_.Observe(run.data(), {});
   }

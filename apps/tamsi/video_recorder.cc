@@ -5,15 +5,16 @@
 
 namespace tamsi::cli {
 
-VideoRecorder::VideoRecorder(const mjModel& model, const ViewOptions& options, double start, double end,
-                             double time_step, bool progress)
+VideoRecorder::VideoRecorder(const mjModel& model, const ViewOptions& options, const std::string& default_camera,
+                             double start, double end, double time_step, bool progress)
     : path_(options.video),
       clock_(start, 1.0 / (options.video_fps * options.slow_motion), 0.5 * time_step),
       total_(clock_.Count(end)),
       fps_(options.video_fps),
       progress_(progress),
       last_report_(std::chrono::steady_clock::now()) {
-  const scenes::RenderOptions render = options.Render();
+  scenes::RenderOptions render = options.Render();
+  if (render.camera.empty()) render.camera = default_camera;
   try {
     renderer_ = std::make_unique<scenes::Renderer>(model, render);
     encoder_ = std::make_unique<scenes::VideoEncoder>(path_, render.width, render.height, fps_);

@@ -18,9 +18,10 @@ class VideoRecorder {
  public:
   /// A video of simulated times [start, end] at options.video_fps frames per video second, options.slow_motion video
   /// seconds per simulated second; `time_step` (s) sets the tolerance of FrameClock. Throws CLI::RuntimeError (exit
-  /// status 2) for a bad size or camera, or when ffmpeg or OpenGL cannot be started.
-  VideoRecorder(const mjModel& model, const ViewOptions& options, double start, double end, double time_step,
-                bool progress);
+  /// status 2) for a bad size or camera, or when ffmpeg or OpenGL cannot be started. `default_camera` (Scene::camera)
+  /// draws it unless options.camera names one.
+  VideoRecorder(const mjModel& model, const ViewOptions& options, const std::string& default_camera, double start,
+                double end, double time_step, bool progress);
   /// Draws the state (qpos and time of `data`) for every frame now due, with `contacts`.
   void Observe(const mjData& data, const std::vector<scenes::ContactMarker>& contacts);
   /// Finishes the file; prints what was written unless quiet.

@@ -27,9 +27,11 @@ void AddViewOptions(CLI::App* cmd, ViewOptions* options, bool plots) {
   cmd->add_option("--slow-motion", options->slow_motion,
                   "Video seconds per simulated second (default 1; 4 plays the run four times slower)")
       ->check(Positive());
-  cmd->add_option("--camera", options->camera,
-                  "Video camera: a camera of the model by name, or track:BODY for a free camera following a body "
-                  "(default: a free camera on the whole model)");
+  cmd->add_option(
+      "--camera", options->camera,
+      "Video camera: a camera of the model by name, or track:BODY for a free camera following a body "
+      "(default: the scene's own, e.g. tracking the gripper in gripper_mug_shake, else a free camera on the whole "
+      "model)");
   cmd->add_flag("--contact-points", options->contact_points, "Draw contact points in the video");
   cmd->add_flag("--contact-forces", options->contact_forces, "Draw contact forces on geom2 as arrows in the video");
   cmd->add_option("--html", options->html,

@@ -45,6 +45,7 @@ Scene GripperMugShake() {
   };
   scene.stiction_tolerance = 1e-4;
   scene.duration = 5.0;
+  scene.camera = "track:gripper";  // the shake carries the gripper out of a fixed camera's view
   return scene;
 }
 

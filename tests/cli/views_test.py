@@ -70,8 +70,13 @@ def video(tamsi):
     check(min(spread) > 10, f"no blank frame (smallest pixel standard deviation {min(spread):.1f})")
     changes = [np.abs(pictures[k + 1] - pictures[k]).mean() for k in range(frames - 1)]
     check(min(changes) > 0.05, f"every frame differs from the one before (smallest mean change {min(changes):.2f})")
-    # Half a shake period (0.25 s) apart, the gripper has moved across the picture.
+    # Half a shake period (0.25 s) apart, the picture has changed (the camera tracks the gripper; the mug swings).
     check(np.abs(pictures[5] - pictures[0]).mean() > 2, "the picture changes over the run")
+    # The scene's camera follows the gripper, which the shake carries 0.8 m away in 5 s: the last frame still shows
+    # it (a fixed camera's frames were empty from 3.5 s on).
+    run(tamsi, "run", "--quiet", "--video", "last.png", "--video-size", f"{width}x{height}")
+    below_time = read_frames("last.png", width, height)[-1][height // 5:]  # the time stamp is in the top fifth
+    check(below_time.std() > 10, f"the gripper is in the last frame (pixel standard deviation {below_time.std():.1f})")
 
     # --slow-motion 2 doubles the frames; tamsi render of the saved run draws what the run drew.
     run(tamsi, "run", "--duration", "0.5", "--quiet", "--video", "slow.mp4", "--video-size", f"{width}x{height}",

@@ -88,6 +88,9 @@ struct Scene {
   /// The scene's stiction tolerance v_s (m/s) and default duration (s).
   double stiction_tolerance{1e-4};
   double duration{1.0};
+  /// The camera of its videos unless the user names one (RenderOptions::camera: "" for a free camera on the whole
+  /// model, a model camera's name, or "track:BODY").
+  std::string camera;
   /// The scene's success checks; null when it has none.
   std::shared_ptr<SceneChecks> checks;
   /// Scenes whose controller feeds back simulated contact forces read them here after every step (give it to
