@@ -36,7 +36,7 @@ def joint_ranges(path):
     model = mujoco.MjModel.from_xml_path(path)
     ranges = {}
     for j in range(model.njnt):
-        if model.jnt_limited[j] and model.jnt_type[j] in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE):
+        if model.jnt_limited[j] and int(model.jnt_type[j]) in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)):
             ranges[mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)] = tuple(model.jnt_range[j])
     return ranges
 
