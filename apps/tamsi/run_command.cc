@@ -5,8 +5,10 @@
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
+#include <csignal>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -106,10 +108,28 @@ void Start(const RunArgs& args, scenes::Run* run) {
   }
 }
 
-/// Takes the run's steps; a failed step or problem file ends the command with exit status 1.
-void StepToEnd(const RunArgs& args, scenes::Run* run, long long num_steps) {
+// SIGINT or SIGTERM during the steps: the run stops after the step under way, so its outputs end at a whole step.
+volatile std::sig_atomic_t interrupting_signal = 0;
+extern "C" void RequestStop(int signal) { interrupting_signal = signal; }
+
+/// Takes the run's steps; a failed step or problem file ends the command with exit status 1. Returns the signal that
+/// stopped it early (SIGINT or SIGTERM; the caller's handlers are back when it returns), or 0.
+int StepToEnd(const RunArgs& args, scenes::Run* run, long long num_steps) {
+  interrupting_signal = 0;
+  struct Handlers {  // a signal the caller ignores (nohup, a shell's background job) stays ignored
+    Handlers() : interrupt(std::signal(SIGINT, RequestStop)), terminate(std::signal(SIGTERM, RequestStop)) {
+      if (interrupt == SIG_IGN) std::signal(SIGINT, SIG_IGN);
+      if (terminate == SIG_IGN) std::signal(SIGTERM, SIG_IGN);
+    }
+    ~Handlers() {
+      std::signal(SIGINT, interrupt);
+      std::signal(SIGTERM, terminate);
+    }
+    void (*interrupt)(int);
+    void (*terminate)(int);
+  } handlers;
   try {
-    run->StepUntil(num_steps);
+    run->StepUntil(num_steps, [] { return interrupting_signal != 0; });
   } catch (const scenes::StepFailedError& e) {  // the observers kept what they wrote (RunObserver::OnStepFailed)
     const bool trajectory = !args.request.trajectory_path.empty();
     throw CLI::RuntimeError(
@@ -117,6 +137,7 @@ void StepToEnd(const RunArgs& args, scenes::Run* run, long long num_steps) {
   } catch (const ProblemFormatError& e) {
     throw CLI::RuntimeError(std::string("--dump-problems / --dump-failures: ") + e.what(), 1);
   }
+  return interrupting_signal;
 }
 
 void RunScene(const RunArgs& args) {
@@ -127,8 +148,14 @@ void RunScene(const RunArgs& args) {
   Start(args, run.get());
   for (RunObserverFactory make : kRunObservers)
     if (std::unique_ptr<scenes::RunObserver> observer = make(args, run.get())) run->AddObserver(std::move(observer));
-  StepToEnd(args, run.get(), num_steps);
-  run->Finish();
+  const int signal = StepToEnd(args, run.get(), num_steps);
+  run->Finish();  // outputs flushed and closed, the summary printed, a last checkpoint when one is asked for
+  if (signal != 0) {
+    std::ostringstream message;
+    message << "interrupted by " << (signal == SIGINT ? "SIGINT" : "SIGTERM") << " at step " << run->step()
+            << ", t = " << run->time() << " s; the outputs hold every step up to it";
+    throw CLI::RuntimeError(message.str(), 128 + signal);
+  }
 }
 
 }  // namespace

@@ -69,8 +69,12 @@ StepInfo Run::Step() {
   return last_step_;
 }
 
-void Run::StepUntil(long long step) {
-  while (step_ < step) Step();
+bool Run::StepUntil(long long step, const std::function<bool()>& stop) {
+  while (step_ < step) {
+    if (stop && stop()) return false;
+    Step();
+  }
+  return true;
 }
 
 void Run::Advance(double duration) {

@@ -10,6 +10,7 @@
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -97,8 +98,10 @@ class Run {
   /// Takes one step; the checks, then the observers see it. Throws StepFailedError (state unchanged; observers told
   /// first), or what a controller, sink or observer throws.
   StepInfo Step();
-  /// Steps until step() reaches `step` (none when it already has).
-  void StepUntil(long long step);
+  /// Steps until step() reaches `step` (none when it already has), or until `stop` (when given) returns true, asked
+  /// after each whole step: an interrupted run ends between steps, with every output at a step boundary. Returns
+  /// whether it reached `step`.
+  bool StepUntil(long long step, const std::function<bool()>& stop = {});
   /// Steps until `duration` (s) more is simulated, at least one step (the last step ends within h/2 of the end).
   /// Throws std::invalid_argument unless `duration` is finite and > 0.
   void Advance(double duration);
