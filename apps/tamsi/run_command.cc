@@ -149,7 +149,7 @@ void RunScene(const RunArgs& args) {
   for (RunObserverFactory make : kRunObservers)
     if (std::unique_ptr<scenes::RunObserver> observer = make(args, run.get())) run->AddObserver(std::move(observer));
   const int signal = StepToEnd(args, run.get(), num_steps);
-  run->Finish();  // outputs flushed and closed, the summary printed, a last checkpoint when one is asked for
+  run->Finish();  // outputs flushed and closed, the summary printed
   if (signal != 0) {
     std::ostringstream message;
     message << "interrupted by " << (signal == SIGINT ? "SIGINT" : "SIGTERM") << " at step " << run->step()
