@@ -185,7 +185,7 @@ class CholmodSolver final : public LinearSolver {
     if (factor_) cholmod_free_factor(&factor_, &common_);
     common_.nmethods = 0;  // CHOLMOD's default orderings
     common_.postorder = 1;
-    cholmod_sparse view = View(A);
+    cholmod_sparse view = SymmetricView(A.n, A.col_ptr, A.row_index, A.values, 1);
     cholmod_factor* ordering = cholmod_analyze(&view, &common_);
     if (!ordering || common_.status < CHOLMOD_OK) {
       if (ordering) cholmod_free_factor(&ordering, &common_);
@@ -242,14 +242,17 @@ class CholmodSolver final : public LinearSolver {
   }
 
  private:
-  static cholmod_sparse View(const CscView& A) {
+  // A symmetric CHOLMOD matrix on borrowed compressed columns (sorted rows): stype 1 reads the upper triangle, −1 the
+  // lower one.
+  static cholmod_sparse SymmetricView(int n, const int* col_ptr, const int* row_index, const double* values,
+                                      int stype) {
     cholmod_sparse view{};
-    view.nrow = view.ncol = static_cast<size_t>(A.n);
-    view.nzmax = static_cast<size_t>(A.col_ptr[A.n]);
-    view.p = const_cast<int*>(A.col_ptr);
-    view.i = const_cast<int*>(A.row_index);
-    view.x = const_cast<double*>(A.values);
-    view.stype = 1;  // symmetric: only the upper triangle is read
+    view.nrow = view.ncol = static_cast<size_t>(n);
+    view.nzmax = static_cast<size_t>(col_ptr[n]);
+    view.p = const_cast<int*>(col_ptr);
+    view.i = const_cast<int*>(row_index);
+    view.x = const_cast<double*>(values);
+    view.stype = stype;
     view.itype = CHOLMOD_INT;
     view.xtype = CHOLMOD_REAL;
     view.dtype = CHOLMOD_DOUBLE;
@@ -292,20 +295,8 @@ class CholmodSolver final : public LinearSolver {
         std::tie(lower_row_index_[lower_col_ptr_[j] + k], lower_source_[lower_col_ptr_[j] + k]) = column[k];
     }
   }
-  cholmod_sparse LowerView(int n) {
-    cholmod_sparse view{};
-    view.nrow = view.ncol = static_cast<size_t>(n);
-    view.nzmax = lower_values_.size();
-    view.p = lower_col_ptr_.data();
-    view.i = lower_row_index_.data();
-    view.x = lower_values_.data();
-    view.stype = -1;  // symmetric, lower triangle stored
-    view.itype = CHOLMOD_INT;
-    view.xtype = CHOLMOD_REAL;
-    view.dtype = CHOLMOD_DOUBLE;
-    view.sorted = 1;
-    view.packed = 1;
-    return view;
+  cholmod_sparse LowerView(int n) {  // T
+    return SymmetricView(n, lower_col_ptr_.data(), lower_row_index_.data(), lower_values_.data(), -1);
   }
   bool Fail(const char* call, std::string* message) const {
     if (message) *message = std::string(call) + " failed with CHOLMOD status " + std::to_string(common_.status);
