@@ -9,7 +9,7 @@ constraints), so engines are compared at matched accuracy as well as at their de
   drift speed  the mean over bodies of |x(t1) − x(t0)| / (t1 − t0) (m/s): the creep;
 and from the run's summary the wall time per step (front end + solve, ms).
 
-Usage: creep.py --tamsi build/apps/tamsi --pile ../shared/piles/settled_pile_N500.xml
+Usage: creep.py --tamsi build/apps/tamsi --pile $TAMSI_PILES_DIR/settled_pile_N500.xml
                 [--duration 0.4] [--window 0.2 0.4] [--dt 0.002] [--out DIR] [--skip-newton]
 Writes DIR/creep.csv and DIR/creep.png (DIR: bench/plots by default). Needs NumPy and matplotlib (Debian's).
 """

@@ -9,7 +9,7 @@
                                                 end and TAMSI's solver phases, per pile and engine: piles.png
   --clutter piles.json [...]                    the same runs as ms per step against N, log-log, per engine and
                                                 thread count, with the fitted growth exponent of each and the
-                                                newest MuJoCo's CG (../shared/spec/anchor_figures.md) as a
+                                                newest MuJoCo's CG as a
                                                 reference line: clutter.png
   --big-islands piles.json [...]                the same plot of the big-island runs (bench/README.md, "Big
                                                 islands"): big_islands.png
@@ -35,7 +35,7 @@ import fit_growth  # noqa: E402
 ENGINES = {0: "TAMSI (defaults)", 1: "MuJoCo 4.0 Newton", 2: "MuJoCo 4.0 CG", 3: "TAMSI reuse",
            4: "TAMSI one-way", 5: "TAMSI primal-dual, exact LU", 6: "TAMSI paper's iteration, exact LU",
            7: "TAMSI, MPR narrow phase", 8: "TAMSI, Cholesky of S (no Schwarz)", 9: "TAMSI, Schwarz everywhere"}
-# MuJoCo 3.12.1 CG on the settled piles, median ms per step, 1 thread (../shared/spec/anchor_figures.md).
+# MuJoCo 3.12.1 CG on the settled piles, median ms per step, 1 thread.
 NEWEST_MUJOCO_CG = {500: 49.0, 1000: 92.0, 3000: 333.0, 10000: 1550.0}
 
 

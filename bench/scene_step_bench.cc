@@ -17,9 +17,11 @@
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -135,15 +137,22 @@ BENCHMARK(BM_RobotSceneRun)
     ->ArgsProduct({{0, 1, 2}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 
-// A settled pile of N bodies: N = 100 is clutter_bin settled by TAMSI here (seed 1); larger N are the shared
-// settled piles (../shared/piles/settled_pile_N*.xml, made by MuJoCo), so every engine starts from the same pile.
+// A settled pile of N bodies: N = 100 is clutter_bin settled by TAMSI here (seed 1); larger N are the files
+// $TAMSI_PILES_DIR/settled_pile_N<N>.xml (`tamsi pile --bodies N --output …`, or any settled pile), so every engine
+// starts from the same pile.
 Scene PileScene(int n) {
   if (n <= 100) {
     SceneOptions options;
     options.clutter_bodies = n;
     return LoadScene("clutter_bin", options);
   }
-  return LoadScene(std::string(TAMSI_SHARED_PILES_DIR) + "/settled_pile_N" + std::to_string(n) + ".xml");
+  const char* folder = std::getenv("TAMSI_PILES_DIR");
+  const std::string file = "settled_pile_N" + std::to_string(n) + ".xml";
+  if (folder == nullptr || *folder == '\0') {
+    throw std::runtime_error("needs " + file + " in TAMSI_PILES_DIR (unset): make it with `tamsi pile --bodies " +
+                             std::to_string(n) + " --output DIR/" + file + "` and set TAMSI_PILES_DIR=DIR");
+  }
+  return LoadScene(std::string(folder) + "/" + file);
 }
 
 std::unique_ptr<Simulator>& CachedPile(int n, int engine, int threads) {

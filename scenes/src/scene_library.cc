@@ -1,5 +1,6 @@
 #include <tamsi/scenes/scene_library.h>
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -252,6 +253,45 @@ bool Settle(Simulator* simulator, double speed, double max_time) {
     if (std::all_of(qvel, qvel + nv, [speed](double v) { return std::abs(v) < speed; })) return true;
   }
   return false;
+}
+
+std::string SettledPileXml(const SceneOptions& options, double settle_time, double* mean_speed, double* max_speed) {
+  if (options.clutter_drop_speed != 0.0) throw std::invalid_argument("a settled pile is dropped from rest");
+  if (!(std::isfinite(settle_time) && settle_time > 0.0))
+    throw std::invalid_argument("settle time: must be finite and > 0, got " + std::to_string(settle_time));
+  const int n = options.clutter_bodies;
+  std::string xml = ClutterBinXml(n, options.clutter_seed);
+  SimulatorOptions engine;
+  engine.engine = Engine::kMujoco;
+  engine.mujoco_solver = mjSOL_CG;
+  Simulator simulator(LoadModelFromString(xml, kClutterBin), engine);
+  while (simulator.time() < settle_time) simulator.Step();
+  double sum = 0.0, largest = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double speed = Eigen::Map<const Eigen::Vector3d>(simulator.data().qvel + 6 * i).norm();
+    sum += speed;
+    largest = std::max(largest, speed);
+  }
+  if (mean_speed) *mean_speed = sum / n;
+  if (max_speed) *max_speed = largest;
+  // Body i (id i + 1) has the free joint i: qpos[7i, 7i + 3) its position, [7i + 3, 7i + 7) its quaternion.
+  const double* qpos = simulator.data().qpos;
+  for (int i = 0; i < n; ++i) {
+    const std::string start = "<body name=\"o" + std::to_string(i) + "\" pos=\"";
+    const size_t from = xml.find(start);
+    const size_t quat = xml.find("quat=\"", from);
+    const size_t to = xml.find('"', quat + 6);
+    if (from == std::string::npos || quat == std::string::npos || to == std::string::npos)
+      throw std::logic_error("SettledPileXml: ClutterBinXml's body " + std::to_string(i) + " has no pos and quat");
+    std::ostringstream pose;  // full precision: the resting penetrations are ~1e-5 m
+    pose.precision(12);
+    const double* q = qpos + 7 * i;
+    pose << q[0] << " " << q[1] << " " << q[2] << "\" quat=\"" << q[3] << " " << q[4] << " " << q[5] << " " << q[6];
+    xml.replace(from + start.size(), to - (from + start.size()), pose.str());
+  }
+  const std::string name = "clutter_bin_N" + std::to_string(n);
+  xml.replace(xml.find(name), name.size(), "settled_pile_N" + std::to_string(n));
+  return xml;
 }
 
 }  // namespace tamsi::scenes

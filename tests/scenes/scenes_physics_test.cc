@@ -5,6 +5,7 @@
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -284,6 +285,31 @@ TEST(Simulator, FailedStepsAreRetriedWithSubstepsAndFinallyReported) {
 // Under the primal–dual iteration (the default), and under the paper's iteration with the secant safeguard, every
 // solve converges at the scene's step; the paper's iteration alone needs substep retries here (30 of 100 steps,
 // measured).
+// SettledPileXml (`tamsi pile`) writes the pile it settled: the file's own configuration is at rest, so MuJoCo's
+// solver keeps it nearly still, where the same bodies dropped from clutter_bin's start fall.
+TEST(ClutterBin, SettledPileFileStartsAtRest) {
+  SceneOptions options;
+  options.clutter_bodies = 30;
+  const std::string xml = SettledPileXml(options, 1.0);
+  EXPECT_NE(xml.find("<mujoco model=\"settled_pile_N30\">"), std::string::npos);
+  auto mean_speed_after = [](ModelPtr model, double duration) {
+    SimulatorOptions cg;
+    cg.engine = Engine::kMujoco;
+    cg.mujoco_solver = mjSOL_CG;
+    Simulator sim(std::move(model), cg);
+    while (sim.time() < duration) sim.Step();
+    double sum = 0.0;
+    for (int b = 0; b < 30; ++b) sum += Eigen::Map<const Eigen::Vector3d>(sim.data().qvel + 6 * b).norm();
+    return sum / 30;
+  };
+  EXPECT_LT(mean_speed_after(LoadModelFromString(xml, "pile"), 0.1), 0.01);
+  EXPECT_GT(mean_speed_after(LoadModelFromString(ClutterBinXml(30, 1), "drop"), 0.1), 0.3);
+  options.clutter_drop_speed = 1.0;
+  EXPECT_THROW(SettledPileXml(options, 1.0), std::invalid_argument);
+  options.clutter_drop_speed = 0.0;
+  EXPECT_THROW(SettledPileXml(options, 0.0), std::invalid_argument);
+}
+
 TEST(ClutterBin, DroppedPileConvergesWithoutRetries) {
   SceneOptions scene_options;
   scene_options.clutter_bodies = 400;

@@ -200,4 +200,13 @@ std::string ClutterBinXml(int num_bodies, std::uint32_t seed, bool thrown = fals
 /// simulated time passed; returns true when it came to rest. Used to start benchmarks from a resting pile.
 bool Settle(Simulator* simulator, double speed, double max_time);
 
+/// A settled pile: clutter_bin's bodies (options.clutter_bodies, options.clutter_seed) dropped and simulated for
+/// `settle_time` (s) by MuJoCo's CG solver. Returns ClutterBinXml's text with every body's pos and quat at its final
+/// pose, so that the file's own configuration is the pile (velocities zero), named settled_pile_N<N>;
+/// `mean_speed` and `max_speed` (optional) receive the bodies' linear speeds (m/s) at the end (spheres on the open
+/// floor may still roll: condim 3 has no rolling friction). Throws std::invalid_argument for a drop speed (a pile is
+/// dropped from rest) or a settle_time that is not finite and > 0, and what ClutterBinXml throws.
+std::string SettledPileXml(const SceneOptions& options, double settle_time, double* mean_speed = nullptr,
+                           double* max_speed = nullptr);
+
 }  // namespace tamsi::scenes
