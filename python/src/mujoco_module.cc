@@ -113,7 +113,13 @@ class MujocoStepper {
   scenes::StepInfo Step(py::handle model, py::handle data) {
     const mjModel* m = MjModelAddress(model, "model");
     if (!source_().is(model)) throw py::value_error("step: this Stepper was made for another model");
-    mjData* d = MjDataAddress(data, *m, "data");
+    // The data's model is checked once per MjData object: the last one checked is held weakly.
+    mjData* d = last_address_;
+    if (!last_data_ || !last_data_().is(data)) {
+      d = MjDataAddress(data, *m, "data");
+      last_data_ = py::weakref(data);
+      last_address_ = d;
+    }
     if (std::memcmp(&m->opt, &source_opt_, sizeof(mjOption)) != 0) Build(*m);
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
@@ -159,7 +165,8 @@ class MujocoStepper {
   }
 
   scenes::RunSettings settings_;
-  py::weakref source_;
+  py::weakref source_, last_data_;
+  mjData* last_address_{nullptr};
   mjOption source_opt_{};
   std::unique_ptr<scenes::Simulator> simulator_;
   std::mutex mutex_;

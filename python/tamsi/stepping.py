@@ -14,7 +14,8 @@ symbolic analyses and workspaces, so that repeated calls are cheap. The cache ho
 when its model does) and is rebuilt
 
 - for a model seen for the first time, or after ``forget(model)``;
-- when the keyword settings differ from the previous call's for that model (keep them the same from call to call);
+- when the keyword settings differ from the previous call's for that model (keep them the same from call to call; an
+  equal ``options`` object counts as the same, though the same object is the cheaper check);
 - when ``model.opt`` (timestep, gravity, flags, ...) changed since the previous step.
 
 Other edits of the model (masses, friction, gains, ...) are not seen by a cached copy: call ``forget(model)`` after
@@ -34,6 +35,9 @@ if TYPE_CHECKING:  # MuJoCo's bindings ship no type information; mujoco is a dep
 __all__ = ["forget", "step"]
 
 _steppers: "weakref.WeakKeyDictionary[Any, Tuple[Tuple[Any, ...], Stepper]]" = weakref.WeakKeyDictionary()
+# The previous call's model (held weakly), settings and stepper, replaced whole (threads may step other models).
+_NONE: "Tuple[Any, Any, Any]" = (lambda: None, None, None)
+_last = _NONE
 
 
 def step(model: "mujoco.MjModel", data: "mujoco.MjData", *, solver: str = "tamsi", narrow_phase: str = "analytic",
@@ -49,23 +53,34 @@ def step(model: "mujoco.MjModel", data: "mujoco.MjData", *, solver: str = "tamsi
     ``mujoco.MjModel`` / ``mujoco.MjData``, ValueError for data of another model or a bad setting, StepFailedError
     (data unchanged) when every substep retry failed.
     """
-    key = (solver, narrow_phase, stiffness, dissipation, stiction_tolerance, threads, max_iterations,
-           None if options is None else repr(options))
+    key = (solver, narrow_phase, stiffness, dissipation, stiction_tolerance, threads, max_iterations, options)
+    global _last
+    last_model, last_key, last_stepper = _last
+    if last_model() is model and _same(last_key, key):  # the model and settings of the previous call: no look-up
+        return last_stepper.step(model, data)
     try:
         entry = _steppers.get(model)
     except TypeError:  # not weakly referenceable, so not a mujoco.MjModel: Stepper below says so
         entry = None
-    if entry is None or entry[0] != key:
+    if entry is None or not _same(entry[0], key):
         entry = (key, Stepper(model, solver=solver, narrow_phase=narrow_phase, stiffness=stiffness,
                               dissipation=dissipation, stiction_tolerance=stiction_tolerance, threads=threads,
                               max_iterations=max_iterations, options=options))
         _steppers[model] = entry
+    _last = (weakref.ref(model), key, entry[1])
     return entry[1].step(model, data)
+
+
+def _same(a: "Tuple[Any, ...]", b: "Tuple[Any, ...]") -> bool:
+    """Whether two calls' settings are the same; the options (last) by identity, else by value (their repr)."""
+    return a[:-1] == b[:-1] and (a[-1] is b[-1] or repr(a[-1]) == repr(b[-1]))
 
 
 def forget(model: "Optional[mujoco.MjModel]" = None) -> None:
     """Drops the cached ``tamsi.Stepper`` of ``model`` (of every model when None): the next ``step`` copies the model
     afresh (after edits of its masses, friction, gains, ...)."""
+    global _last
+    _last = _NONE
     if model is None:
         _steppers.clear()
     else:

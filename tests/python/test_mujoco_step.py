@@ -141,6 +141,20 @@ def test_the_cache_is_kept_per_model_and_rebuilt_when_the_time_step_changes():
     assert len(tamsi.stepping._steppers) == 0  # held weakly: gone with its model
 
 
+def test_equal_options_keep_the_stepper_and_each_data_is_checked():
+    model, data = start(BOX)
+    tamsi.step(model, data, options=tamsi.make_options(max_iterations=50))
+    stepper = tamsi.stepping._steppers[model][1]
+    tamsi.step(model, data, options=tamsi.make_options(max_iterations=50))  # another object, the same values
+    assert tamsi.stepping._steppers[model][1] is stepper
+    _, other = start(BOX)  # another MjData of the same model: stepped from its own state
+    tamsi.step(model, other, options=tamsi.make_options(max_iterations=50))
+    assert other.time == model.opt.timestep and data.time == 2 * model.opt.timestep
+    _, gripper_data = start(GRIPPER)
+    with pytest.raises(ValueError, match="data was made from another model"):
+        stepper.step(model, gripper_data)
+
+
 def test_stepper_steps_its_own_model_only():
     model, data = start(BOX)
     stepper = tamsi.Stepper(model, stiction_tolerance=1e-4)
