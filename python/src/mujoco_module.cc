@@ -19,7 +19,7 @@ namespace tamsi::python {
 namespace {
 
 /// The type mujoco.<name> (MuJoCo's own Python bindings), or null when mujoco cannot be imported (then no object can
-/// be one). Looked up once and kept for the life of the process.
+/// be one).
 PyObject* MujocoType(const char* name) {
   try {
     return py::object(py::module_::import("mujoco").attr(name)).release().ptr();
@@ -28,11 +28,25 @@ PyObject* MujocoType(const char* name) {
   }
 }
 
+/// mujoco.MjModel and mujoco.MjData, looked up at their first use and kept for the life of the process.
+PyObject* MjModelType() {
+  static PyObject* const type = MujocoType("MjModel");
+  return type;
+}
+PyObject* MjDataType() {
+  static PyObject* const type = MujocoType("MjData");
+  return type;
+}
+
+bool IsInstance(py::handle object, PyObject* type) {
+  return type != nullptr && PyObject_TypeCheck(object.ptr(), reinterpret_cast<PyTypeObject*>(type));
+}
+
 /// The raw MuJoCo struct behind `object`, a mujoco.<type_name>, read from its `_address`; TypeError (one line naming
 /// `what` and the type given) for anything else.
 template <typename T>
 T* Address(py::handle object, PyObject* type, const char* type_name, const char* what) {
-  if (type == nullptr || !PyObject_TypeCheck(object.ptr(), reinterpret_cast<PyTypeObject*>(type))) {
+  if (!IsInstance(object, type)) {
     throw py::type_error(std::string(what) + " must be a mujoco." + type_name + ", got " +
                          py::str(py::type::of(object).attr("__qualname__")).cast<std::string>());
   }
@@ -53,19 +67,14 @@ void CopyArray(const T* source, int size, T* target) {
 
 }  // namespace
 
-bool IsMjModel(py::handle object) {
-  static PyObject* const type = MujocoType("MjModel");
-  return type != nullptr && PyObject_TypeCheck(object.ptr(), reinterpret_cast<PyTypeObject*>(type));
-}
+bool IsMjModel(py::handle object) { return IsInstance(object, MjModelType()); }
 
 const mjModel* MjModelAddress(py::handle model, const char* what) {
-  static PyObject* const type = MujocoType("MjModel");
-  return Address<const mjModel>(model, type, "MjModel", what);
+  return Address<const mjModel>(model, MjModelType(), "MjModel", what);
 }
 
 mjData* MjDataAddress(py::handle data, const mjModel& model, const char* what) {
-  static PyObject* const type = MujocoType("MjData");
-  mjData* d = Address<mjData>(data, type, "MjData", what);
+  mjData* d = Address<mjData>(data, MjDataType(), "MjData", what);
   const mjModel* own = MjModelAddress(data.attr("model"), what);
   if (own != &model && !SameSizes(*own, model)) {
     throw py::value_error(std::string(what) + " was made from another model (nq " + std::to_string(own->nq) + ", nv " +

@@ -99,13 +99,15 @@ class Simulation {
 /// The scene `scene` names: a built-in scene's name or a model file's path (str or os.PathLike), or a copy of a
 /// mujoco.MjModel (with the defaults of a model file). TypeError (one line) for anything else.
 scenes::Scene LoadScene(py::handle scene, scenes::RunRequest& request) {
-  if (IsMjModel(scene)) return scenes::SceneFromModel(CopyModel(*MjModelAddress(scene, "scene")), "mujoco.MjModel");
-  if (!py::isinstance<py::str>(scene) && !py::hasattr(scene, "__fspath__")) {
+  if (py::isinstance<py::str>(scene) || py::hasattr(scene, "__fspath__")) {
+    request.scene = py::str(py::module_::import("os").attr("fspath")(scene)).cast<std::string>();
+    return scenes::LoadScene(request.scene, request.scene_options);
+  }
+  if (!IsMjModel(scene)) {
     throw py::type_error("Simulator: scene must be a scene name, a model file's path or a mujoco.MjModel, got " +
                          py::str(py::type::of(scene).attr("__qualname__")).cast<std::string>());
   }
-  request.scene = py::str(py::module_::import("os").attr("fspath")(scene)).cast<std::string>();
-  return scenes::LoadScene(request.scene, request.scene_options);
+  return scenes::SceneFromModel(CopyModel(*MjModelAddress(scene, "scene")), "mujoco.MjModel");
 }
 
 Eigen::VectorXd Copy(const double* values, int size) { return Eigen::Map<const Eigen::VectorXd>(values, size); }
