@@ -2,7 +2,7 @@
 # `pip install` of this repository (pyproject.toml: scikit-build-core, MuJoCo, pybind11 and the rest from PyPI) into a
 # fresh virtual environment, then the Python tests and examples against the installed package (no PYTHONPATH, run
 # from outside the tree) and mypy on the examples with the package's stubs. The build inside pip is most of its time
-# (about 7 min on 2 cores). TAMSI_CLI (default build/apps/tamsi, when scripts/build.sh made it) enables the tests
+# (3–5 min on 2 cores). TAMSI_CLI (default build/apps/tamsi, when scripts/build.sh made it) enables the tests
 # that compare with the command line.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
