@@ -2,8 +2,16 @@
 # (mujoco/libmujoco.so.<version>, mujoco/include/mujoco/*.h). scripts/install-deps.sh installs the pinned version
 # into the project's .venv; TAMSI_MUJOCO_DIR points elsewhere (a mujoco module folder: python -c "import mujoco, os;
 # print(os.path.dirname(mujoco.__file__))"). Gives the imported target mujoco::mujoco and mujoco_VERSION.
-file(GLOB venv_mujoco "${PROJECT_SOURCE_DIR}/.venv/lib/python3*/site-packages/mujoco")
-set(TAMSI_MUJOCO_DIR "${venv_mujoco}" CACHE PATH "The mujoco Python module folder whose libmujoco tamsi links")
+# Under pip (scikit-build-core sets SKBUILD), the mujoco of the build environment, which pyproject.toml pins to the
+# version installed beside the package.
+if(SKBUILD)
+  execute_process(COMMAND ${Python_EXECUTABLE} -c
+                  "import importlib.util as u; print(u.find_spec('mujoco').submodule_search_locations[0])"
+                  OUTPUT_VARIABLE default_mujoco OUTPUT_STRIP_TRAILING_WHITESPACE)
+else()
+  file(GLOB default_mujoco "${PROJECT_SOURCE_DIR}/.venv/lib/python3*/site-packages/mujoco")
+endif()
+set(TAMSI_MUJOCO_DIR "${default_mujoco}" CACHE PATH "The mujoco Python module folder whose libmujoco tamsi links")
 find_path(mujoco_INCLUDE_DIR mujoco/mujoco.h HINTS "${TAMSI_MUJOCO_DIR}/include" NO_DEFAULT_PATH)
 file(GLOB mujoco_LIBRARY "${TAMSI_MUJOCO_DIR}/libmujoco.so.*")
 if(mujoco_INCLUDE_DIR)

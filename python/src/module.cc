@@ -11,5 +11,6 @@ PYBIND11_MODULE(_tamsi, m) {
       "SI units throughout.";
   tamsi::python::BindSolver(m);
   tamsi::python::BindSimulator(m);
+  tamsi::python::BindMujoco(m);
   tamsi::python::BindQuasistatic(m);
 }

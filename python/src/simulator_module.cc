@@ -41,9 +41,8 @@ class SignalCheck : public scenes::RunObserver {
 class Simulation {
  public:
   /// `friction` replaces every geom's sliding friction before the simulator is built.
-  Simulation(scenes::RunRequest request, std::optional<double> friction, py::object controller)
+  Simulation(scenes::Scene scene, scenes::RunRequest request, std::optional<double> friction, py::object controller)
       : controller_(std::move(controller)) {
-    scenes::Scene scene = scenes::LoadScene(request.scene, request.scene_options);
     if (friction) SetFriction(&scene, *friction);
     if (!controller_.is_none()) {
       request.controller = [this](const mjModel&, mjData*) {
@@ -96,6 +95,20 @@ class Simulation {
   py::object controller_;
   std::unique_ptr<scenes::Run> run_;
 };
+
+/// The scene `scene` names: a built-in scene's name or a model file's path (str or os.PathLike), or a copy of a
+/// mujoco.MjModel (with the defaults of a model file). TypeError (one line) for anything else.
+scenes::Scene LoadScene(py::handle scene, scenes::RunRequest& request) {
+  if (py::isinstance<py::str>(scene) || py::hasattr(scene, "__fspath__")) {
+    request.scene = py::str(py::module_::import("os").attr("fspath")(scene)).cast<std::string>();
+    return scenes::LoadScene(request.scene, request.scene_options);
+  }
+  if (!IsMjModel(scene)) {
+    throw py::type_error("Simulator: scene must be a scene name, a model file's path or a mujoco.MjModel, got " +
+                         py::str(py::type::of(scene).attr("__qualname__")).cast<std::string>());
+  }
+  return scenes::SceneFromModel(CopyModel(*MjModelAddress(scene, "scene")), "mujoco.MjModel");
+}
 
 Eigen::VectorXd Copy(const double* values, int size) { return Eigen::Map<const Eigen::VectorXd>(values, size); }
 
@@ -164,7 +177,8 @@ py::dict Contacts(const Simulation& s) {
 }
 
 constexpr const char* kSimulatorDoc = R"doc(
-Simulates a built-in scene (tamsi.scenes()) or an MJCF/URDF file with TAMSI or MuJoCo's own engine, as `tamsi run`.
+Simulates a built-in scene (tamsi.scenes()), an MJCF/URDF file or a mujoco.MjModel (copied, with a model file's
+defaults) with TAMSI or MuJoCo's own engine, as `tamsi run`.
 
 Simulator(scene="gripper_mug_shake", *, solver="tamsi", mujoco_solver="", narrow_phase="analytic", dt=None,
           stiffness=None, dissipation=None, stiction_tolerance=None, threads=1, max_iterations=None, options=None,
@@ -230,30 +244,23 @@ void BindStepInfo(py::module_& m) {
 
 void BindSimulation(py::module_& m) {
   py::class_<Simulation> s(m, "Simulator", kSimulatorDoc);
-  s.def(py::init([](const std::string& scene, const std::string& solver, const std::string& mujoco_solver,
+  s.def(py::init([](py::object scene, const std::string& solver, const std::string& mujoco_solver,
                     const std::string& narrow_phase, std::optional<double> dt, std::optional<double> stiffness,
                     std::optional<double> dissipation, std::optional<double> stiction_tolerance, int threads,
                     std::optional<int> max_iterations, std::optional<Options> options, const std::string& keyframe,
                     int bodies, std::uint32_t seed, double drop_speed, std::optional<double> friction,
                     py::object controller) {
           scenes::RunRequest request;
-          request.scene = scene;
-          scenes::RunSettings& settings = request.settings;
-          settings.solver = solver;
-          settings.mujoco_solver = mujoco_solver;
-          settings.narrow_phase = narrow_phase;
-          settings.time_step = dt;
-          settings.stiffness = stiffness;
-          settings.dissipation = dissipation;
-          settings.stiction_tolerance = stiction_tolerance;
-          settings.threads = threads;
-          settings.max_iterations = max_iterations;
-          if (options) settings.iteration = *options;
+          request.settings = SolverSettings(solver, narrow_phase, stiffness, dissipation, stiction_tolerance, threads,
+                                            max_iterations, options);
+          request.settings.mujoco_solver = mujoco_solver;
+          request.settings.time_step = dt;
           request.keyframe = keyframe;
           request.scene_options.clutter_bodies = bodies;
           request.scene_options.clutter_seed = seed;
           request.scene_options.clutter_drop_speed = drop_speed;
-          return std::make_unique<Simulation>(std::move(request), friction, std::move(controller));
+          return std::make_unique<Simulation>(LoadScene(scene, request), std::move(request), friction,
+                                              std::move(controller));
         }),
         py::arg("scene") = scenes::DefaultSceneName(), py::kw_only(), py::arg("solver") = "tamsi",
         py::arg("mujoco_solver") = "", py::arg("narrow_phase") = "analytic", py::arg("dt") = py::none(),

@@ -294,7 +294,7 @@ void BindSolverClass(py::module_& m) {
                              "Newton-Raphson on v with TALS (Sec. III-A, V). Keeps workspaces and symbolic "
                              "factorizations across solves: reuse one per time-stepping loop. Safe to share between "
                              "threads (their solves take turns); one per thread solves in parallel.");
-  s.def(py::init<const Options&>(), py::arg("options") = Options(),
+  s.def(py::init<const Options&>(), py::arg_v("options", Options(), "Options()"),
         "Raises ValueError for invalid options (the message names the field).");
   s.def_property("options", &LockedSolver::options, &LockedSolver::set_options,
                  "A copy of the options; assign Options to change them (validated, ValueError naming the field).");

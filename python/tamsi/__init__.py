@@ -5,17 +5,22 @@ The solver (one time step, SI units): ``ContactProblem`` built from NumPy arrays
 The simulator: ``Simulator(scene_or_mjcf, ...)`` with ``step()``, ``run()``, the state, controls by name, contacts
 and a Python controller callback. ``tamsi.quasistatic.run(name)``: the quasi-static examples as arrays.
 ``tamsi.sweep``: parameter sweeps on a Dask cluster (``tamsi sweep SPEC.json``).
+MuJoCo's own Python objects: ``step(model, data)`` advances a ``mujoco.MjData`` in place with TAMSI (``Stepper`` for
+explicit control), ``Simulator(mujoco.MjModel)`` simulates a copy of the model.
 """
+
+from typing import Any
 
 from ._tamsi import (ContactProblem, Coupling, FrictionNewton, FrictionRegularization, LinearSolverType,
                      LineSearch, ModelLoadError, MujocoError, NewtonSolve, Options, ProblemFormatError, Result,
-                     RunStatistics, Simulator, Status, StepFailedError, StepInfo, Summary, TamsiSolver,
+                     RunStatistics, Simulator, Status, StepFailedError, Stepper, StepInfo, Summary, TamsiSolver,
                      UnknownSceneError, quasistatic, scenes)
+from .stepping import forget, step
 
 __all__ = ["ContactProblem", "Coupling", "FrictionNewton", "FrictionRegularization", "LinearSolverType", "LineSearch",
            "ModelLoadError", "MujocoError", "NewtonSolve", "Options", "ProblemFormatError", "Result", "RunStatistics",
-           "Simulator", "Status", "StepFailedError", "StepInfo", "Summary", "TamsiSolver", "UnknownSceneError",
-           "make_options", "quasistatic", "scenes"]
+           "Simulator", "Status", "StepFailedError", "StepInfo", "Stepper", "Summary", "TamsiSolver",
+           "UnknownSceneError", "forget", "make_options", "quasistatic", "scenes", "step"]
 
 _ENUM_FIELDS = {"coupling": Coupling, "regularization": FrictionRegularization, "line_search": LineSearch,
                 "newton_solve": NewtonSolve, "friction_newton": FrictionNewton, "linear_solver": LinearSolverType}
@@ -40,3 +45,24 @@ def make_options(**fields):
                              f"got {value!r}") from None
     options.validate()
     return options
+
+
+def _fields(obj: Any) -> "list[str]":
+    """The names of the data fields (properties) of a bound class's instance, in declaration order."""
+    return [name for name, value in vars(type(obj)).items() if isinstance(value, property)]
+
+
+def _options_repr(self: Options) -> str:
+    fields = ", ".join(f"{name}={getattr(self, name)!s}" if name in _ENUM_FIELDS else f"{name}={getattr(self, name)!r}"
+                       for name in _fields(self))
+    return f"Options({fields})"
+
+
+def _result_repr(self: Result) -> str:
+    s = self.summary
+    return (f"Result(status={s.status!s}, iterations={s.iterations}, nv={len(self.v)}, nc={len(self.fn)}, "
+            f"nb={len(self.constraint_forces)}, time_total={s.time_total:.3g} s)")
+
+
+Options.__repr__ = _options_repr  # type: ignore[method-assign,assignment]
+Result.__repr__ = _result_repr  # type: ignore[method-assign,assignment]

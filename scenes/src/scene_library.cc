@@ -132,9 +132,14 @@ Scene LoadScene(const std::string& name_or_path, const SceneOptions& options) {
     throw UnknownSceneError("unknown scene '" + name_or_path + "' (built-in scenes: " + names +
                             "; or give the path of an MJCF file)");
   }
+  return SceneFromModel(LoadModelFromFile(name_or_path), path.stem().string());
+}
+
+Scene SceneFromModel(ModelPtr model, std::string name) {
+  if (!model) throw std::invalid_argument("SceneFromModel: model is null");
   Scene scene;
-  scene.name = path.stem().string();
-  scene.model = LoadModelFromFile(name_or_path);
+  scene.name = std::move(name);
+  scene.model = std::move(model);
   scene.contact = PenetrationAllowanceDefaults(*scene.model, kDefaultPenetrationAllowance);
   scene.stiction_tolerance = 1e-4;
   scene.duration = 1.0;

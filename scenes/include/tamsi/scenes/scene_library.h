@@ -109,6 +109,12 @@ struct Scene {
 /// without today's MuJoCo Menagerie in the models folder (ThirdPartyModel).
 Scene LoadScene(const std::string& name_or_path, const SceneOptions& options = SceneOptions());
 
+/// A model loaded from a file (or handed over by a caller, e.g. a Python mujoco.MjModel copied) as a scene, with the
+/// defaults `tamsi run FILE` gives it: no controller, contact parameters from PenetrationAllowanceDefaults with
+/// kDefaultPenetrationAllowance for geoms without `user` data, v_s = 1e-4 m/s, duration 1 s. Throws
+/// std::invalid_argument when `model` is null.
+Scene SceneFromModel(ModelPtr model, std::string name);
+
 /// The project's own scene models (scenes/models: the built-in scenes' MJCF files, which the library also embeds): the
 /// installed share/tamsi/models when it exists, else the source tree's scenes/models. Third-party models are never
 /// there: see ThirdPartyModel.

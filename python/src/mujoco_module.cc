@@ -1,0 +1,230 @@
+#include <mujoco/mujoco.h>
+#include <pybind11/stl.h>
+#include <tamsi/scenes/run_settings.h>
+#include <tamsi/scenes/scene_library.h>
+#include <tamsi/scenes/simulator.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "bindings.h"
+
+namespace py = pybind11;
+
+namespace tamsi::python {
+namespace {
+
+/// The type mujoco.<name> (MuJoCo's own Python bindings), or null when mujoco cannot be imported (then no object can
+/// be one).
+PyObject* MujocoType(const char* name) {
+  try {
+    return py::object(py::module_::import("mujoco").attr(name)).release().ptr();
+  } catch (const py::error_already_set&) {
+    return nullptr;
+  }
+}
+
+/// mujoco.MjModel and mujoco.MjData, looked up at their first use and kept for the life of the process.
+PyObject* MjModelType() {
+  static PyObject* const type = MujocoType("MjModel");
+  return type;
+}
+PyObject* MjDataType() {
+  static PyObject* const type = MujocoType("MjData");
+  return type;
+}
+
+bool IsInstance(py::handle object, PyObject* type) {
+  return type != nullptr && PyObject_TypeCheck(object.ptr(), reinterpret_cast<PyTypeObject*>(type));
+}
+
+/// The raw MuJoCo struct behind `object`, a mujoco.<type_name>, read from its `_address`; TypeError (one line naming
+/// `what` and the type given) for anything else.
+template <typename T>
+T* Address(py::handle object, PyObject* type, const char* type_name, const char* what) {
+  if (!IsInstance(object, type)) {
+    throw py::type_error(std::string(what) + " must be a mujoco." + type_name + ", got " +
+                         py::str(py::type::of(object).attr("__qualname__")).cast<std::string>());
+  }
+  return reinterpret_cast<T*>(object.attr("_address").cast<std::uintptr_t>());
+}
+
+/// The number of entries of each mjData array a step reads or writes, which must agree between the model the stepper
+/// copied and the model `data` was made from.
+bool SameSizes(const mjModel& a, const mjModel& b) {
+  return a.nq == b.nq && a.nv == b.nv && a.na == b.na && a.nu == b.nu && a.nbody == b.nbody && a.nmocap == b.nmocap &&
+         a.neq == b.neq && a.nuserdata == b.nuserdata && a.npluginstate == b.npluginstate;
+}
+
+template <typename T>
+void CopyArray(const T* source, int size, T* target) {
+  std::copy_n(source, size, target);  // size 0: either may be null
+}
+
+}  // namespace
+
+bool IsMjModel(py::handle object) { return IsInstance(object, MjModelType()); }
+
+const mjModel* MjModelAddress(py::handle model, const char* what) {
+  return Address<const mjModel>(model, MjModelType(), "MjModel", what);
+}
+
+mjData* MjDataAddress(py::handle data, const mjModel& model, const char* what) {
+  mjData* d = Address<mjData>(data, MjDataType(), "MjData", what);
+  const mjModel* own = MjModelAddress(data.attr("model"), what);
+  if (own != &model && !SameSizes(*own, model)) {
+    throw py::value_error(std::string(what) + " was made from another model (nq " + std::to_string(own->nq) + ", nv " +
+                          std::to_string(own->nv) + "; the model's: nq " + std::to_string(model.nq) + ", nv " +
+                          std::to_string(model.nv) + ")");
+  }
+  return d;
+}
+
+scenes::RunSettings SolverSettings(const std::string& solver, const std::string& narrow_phase,
+                                   std::optional<double> stiffness, std::optional<double> dissipation,
+                                   std::optional<double> stiction_tolerance, int threads,
+                                   std::optional<int> max_iterations, const std::optional<Options>& options) {
+  scenes::RunSettings settings;
+  settings.solver = solver;
+  settings.narrow_phase = narrow_phase;
+  settings.stiffness = stiffness;
+  settings.dissipation = dissipation;
+  settings.stiction_tolerance = stiction_tolerance;
+  settings.threads = threads;
+  settings.max_iterations = max_iterations;
+  if (options) settings.iteration = *options;
+  return settings;
+}
+
+scenes::ModelPtr CopyModel(const mjModel& model) {
+  scenes::InstallMujocoHandlers();
+  return scenes::ModelPtr(mj_copyModel(nullptr, &model));
+}
+
+namespace {
+
+/// Steps a caller's mujoco.MjData in place with TAMSI, with the same C++ Simulator that `tamsi run MODEL.xml` and
+/// tamsi.Simulator use: a copy of the model taken at construction (the front end's tables, the solver's kept
+/// analyses and workspaces live with it), and its own mjData into which each step copies the caller's state and
+/// inputs, and out of which it copies the new state.
+class MujocoStepper {
+ public:
+  MujocoStepper(py::handle model, scenes::RunSettings settings) : settings_(std::move(settings)) {
+    const mjModel* m = MjModelAddress(model, "model");
+    source_ = py::weakref(model);
+    Build(*m);
+  }
+
+  scenes::StepInfo Step(py::handle model, py::handle data) {
+    const mjModel* m = MjModelAddress(model, "model");
+    if (!source_().is(model)) throw py::value_error("step: this Stepper was made for another model");
+    // The data's model is checked once per MjData object: the last one checked is held weakly.
+    mjData* d = last_address_;
+    if (!last_data_ || !last_data_().is(data)) {
+      d = MjDataAddress(data, *m, "data");
+      last_data_ = py::weakref(data);
+      last_address_ = d;
+    }
+    if (std::memcmp(&m->opt, &source_opt_, sizeof(mjOption)) != 0) Build(*m);
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mutex_);
+    CopyInputs(*m, *d, &simulator_->data());
+    const scenes::StepInfo info = simulator_->Step();
+    const mjData& result = simulator_->data();
+    CopyArray(result.qpos, m->nq, d->qpos);
+    CopyArray(result.qvel, m->nv, d->qvel);
+    CopyArray(result.act, m->na, d->act);
+    d->time = result.time;
+    return info;
+  }
+
+  const scenes::Simulator& simulator() const { return *simulator_; }
+  double time_step() const { return simulator_->time_step(); }
+
+ private:
+  /// (Re)builds the simulator on a fresh copy of the model: at construction, and when the model's options (mjOption:
+  /// timestep, gravity, flags, ...) changed since.
+  void Build(const mjModel& model) {
+    scenes::Scene scene = scenes::SceneFromModel(CopyModel(model), "mujoco.MjModel");
+    const scenes::SimulatorOptions options = scenes::MakeSimulatorOptions(settings_, scene);
+    std::lock_guard<std::mutex> lock(mutex_);
+    simulator_ = std::make_unique<scenes::Simulator>(std::move(scene.model), options);
+    std::memcpy(&source_opt_, &model.opt, sizeof(mjOption));
+  }
+
+  /// Everything of the caller's mjData that a step reads: the state (qpos, qvel, act, time) and the inputs (ctrl,
+  /// applied forces, mocap poses, user data, active equalities, plugin state).
+  static void CopyInputs(const mjModel& m, const mjData& from, mjData* to) {
+    CopyArray(from.qpos, m.nq, to->qpos);
+    CopyArray(from.qvel, m.nv, to->qvel);
+    CopyArray(from.act, m.na, to->act);
+    CopyArray(from.ctrl, m.nu, to->ctrl);
+    CopyArray(from.qfrc_applied, m.nv, to->qfrc_applied);
+    CopyArray(from.xfrc_applied, 6 * m.nbody, to->xfrc_applied);
+    CopyArray(from.mocap_pos, 3 * m.nmocap, to->mocap_pos);
+    CopyArray(from.mocap_quat, 4 * m.nmocap, to->mocap_quat);
+    CopyArray(from.userdata, m.nuserdata, to->userdata);
+    CopyArray(from.eq_active, m.neq, to->eq_active);
+    CopyArray(from.plugin_state, m.npluginstate, to->plugin_state);
+    to->time = from.time;
+  }
+
+  scenes::RunSettings settings_;
+  py::weakref source_, last_data_;
+  mjData* last_address_{nullptr};
+  mjOption source_opt_{};
+  std::unique_ptr<scenes::Simulator> simulator_;
+  std::mutex mutex_;
+};
+
+constexpr const char* kStepperDoc = R"doc(
+Steps MuJoCo's own mujoco.MjData with TAMSI, in place: the C++ simulator of `tamsi run MODEL.xml` (the same front end,
+solver and defaults), on a copy of the model taken when the Stepper is made.
+
+Stepper(model, *, solver="tamsi", narrow_phase="analytic", stiffness=None, dissipation=None,
+        stiction_tolerance=None, threads=1, max_iterations=None, options=None)
+
+  model               a mujoco.MjModel; its opt.timestep is the time step h
+  keywords            as tamsi.Simulator's (solver "tamsi", "tamsi-oneway" or "mujoco"; stiffness and dissipation
+                      override MJCF user data; stiction_tolerance v_s in m/s, 1e-4 when None; options a tamsi.Options)
+
+step(model, data) advances data by one step h: reads qpos, qvel, act, time and the inputs ctrl, qfrc_applied,
+xfrc_applied, mocap_pos, mocap_quat, userdata, eq_active and plugin_state; writes qpos, qvel, act and time (nothing
+else of data changes: call mujoco.mj_forward for kinematics, contacts and sensors at the new state). Returns the
+step's tamsi.StepInfo. Raises TypeError for objects that are not mujoco.MjModel / mujoco.MjData, ValueError for data
+of another model, StepFailedError (data unchanged) when every substep retry failed.
+
+The copy keeps the front end's tables and the solver's analyses from step to step. It is rebuilt when model.opt
+(timestep, gravity, flags, ...) changed since the last step; other edits of the model (masses, friction, gains) are
+not seen by a Stepper made before them: make a new one (tamsi.step: tamsi.forget(model)).
+)doc";
+
+}  // namespace
+
+void BindMujoco(py::module_& m) {
+  py::class_<MujocoStepper> s(m, "Stepper", kStepperDoc);
+  s.def(py::init([](py::handle model, const std::string& solver, const std::string& narrow_phase,
+                    std::optional<double> stiffness, std::optional<double> dissipation,
+                    std::optional<double> stiction_tolerance, int threads, std::optional<int> max_iterations,
+                    std::optional<Options> options) {
+          return std::make_unique<MujocoStepper>(
+              model, SolverSettings(solver, narrow_phase, stiffness, dissipation, stiction_tolerance, threads,
+                                    max_iterations, options));
+        }),
+        py::arg("model"), py::kw_only(), py::arg("solver") = "tamsi", py::arg("narrow_phase") = "analytic",
+        py::arg("stiffness") = py::none(), py::arg("dissipation") = py::none(),
+        py::arg("stiction_tolerance") = py::none(), py::arg("threads") = 1, py::arg("max_iterations") = py::none(),
+        py::arg("options") = py::none());
+  s.def("step", &MujocoStepper::Step, py::arg("model"), py::arg("data"),
+        "Advances data (a mujoco.MjData of model) by one time step h in place (GIL released); its StepInfo.");
+  s.def_property_readonly("time_step", &MujocoStepper::time_step, "h (s): the model's opt.timestep");
+  s.def_property_readonly(
+      "statistics", [](const MujocoStepper& stepper) { return stepper.simulator().statistics(); },
+      "RunStatistics over the steps this Stepper took (since its last rebuild)");
+}
+
+}  // namespace tamsi::python

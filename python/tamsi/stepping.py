@@ -1,0 +1,87 @@
+"""``tamsi.step(model, data)``: MuJoCo's own ``mujoco.MjData`` stepped with TAMSI in place, as ``mujoco.mj_step`` does.
+
+A loop written for MuJoCo switches engine in one line::
+
+    model = mujoco.MjModel.from_xml_path("scene.xml")
+    data = mujoco.MjData(model)
+    while data.time < 1.0:
+        data.ctrl[:] = controller(data)
+        tamsi.step(model, data)          # was: mujoco.mj_step(model, data)
+
+Each call runs the C++ simulator of ``tamsi run MODEL.xml`` (the same front end, solver and defaults, bitwise the same
+states) on a ``tamsi.Stepper`` kept per model: a copy of the model with the front end's tables, the solver's kept
+symbolic analyses and workspaces, so that repeated calls are cheap. The cache holds each model weakly (an entry goes
+when its model does) and is rebuilt
+
+- for a model seen for the first time, or after ``forget(model)``;
+- when the keyword settings differ from the previous call's for that model (keep them the same from call to call; an
+  equal ``options`` object counts as the same, though the same object is the cheaper check);
+- when ``model.opt`` (timestep, gravity, flags, ...) changed since the previous step.
+
+Other edits of the model (masses, friction, gains, ...) are not seen by a cached copy: call ``forget(model)`` after
+them. Only ``qpos``, ``qvel``, ``act`` and ``time`` of ``data`` change (see ``tamsi.Stepper``).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any, Optional, Tuple
+
+from ._tamsi import Options, Stepper, StepInfo
+
+if TYPE_CHECKING:  # MuJoCo's bindings ship no type information; mujoco is a dependency, not needed to import tamsi
+    import mujoco
+
+__all__ = ["forget", "step"]
+
+_steppers: "weakref.WeakKeyDictionary[Any, Tuple[Tuple[Any, ...], Stepper]]" = weakref.WeakKeyDictionary()
+# The previous call's model (held weakly), settings and stepper, replaced whole (threads may step other models).
+_NONE: "Tuple[Any, Any, Any]" = (lambda: None, None, None)
+_last = _NONE
+
+
+def step(model: "mujoco.MjModel", data: "mujoco.MjData", *, solver: str = "tamsi", narrow_phase: str = "analytic",
+         stiffness: Optional[float] = None, dissipation: Optional[float] = None,
+         stiction_tolerance: Optional[float] = None, threads: int = 1, max_iterations: Optional[int] = None,
+         options: Optional[Options] = None) -> StepInfo:
+    """Advances ``data`` (a ``mujoco.MjData`` of ``model``) by one time step ``model.opt.timestep`` with TAMSI, in
+    place, like ``mujoco.mj_step(model, data)``; returns the step's ``tamsi.StepInfo``.
+
+    Keywords as ``tamsi.Simulator``'s: solver ("tamsi", "tamsi-oneway"), narrow_phase ("analytic", "mujoco"),
+    stiffness (N/m) and dissipation (s/m) overriding MJCF user data, stiction_tolerance v_s (m/s; 1e-4 when None),
+    threads, max_iterations, options (a ``tamsi.Options``). Raises TypeError (one line) when model or data is not a
+    ``mujoco.MjModel`` / ``mujoco.MjData``, ValueError for data of another model or a bad setting, StepFailedError
+    (data unchanged) when every substep retry failed.
+    """
+    key = (solver, narrow_phase, stiffness, dissipation, stiction_tolerance, threads, max_iterations, options)
+    global _last
+    last_model, last_key, last_stepper = _last
+    if last_model() is model and _same(last_key, key):  # the model and settings of the previous call: no look-up
+        return last_stepper.step(model, data)
+    try:
+        entry = _steppers.get(model)
+    except TypeError:  # not weakly referenceable, so not a mujoco.MjModel: Stepper below says so
+        entry = None
+    if entry is None or not _same(entry[0], key):
+        entry = (key, Stepper(model, solver=solver, narrow_phase=narrow_phase, stiffness=stiffness,
+                              dissipation=dissipation, stiction_tolerance=stiction_tolerance, threads=threads,
+                              max_iterations=max_iterations, options=options))
+        _steppers[model] = entry
+    _last = (weakref.ref(model), key, entry[1])
+    return entry[1].step(model, data)
+
+
+def _same(a: "Tuple[Any, ...]", b: "Tuple[Any, ...]") -> bool:
+    """Whether two calls' settings are the same; the options (last) by identity, else by value (their repr)."""
+    return a[:-1] == b[:-1] and (a[-1] is b[-1] or repr(a[-1]) == repr(b[-1]))
+
+
+def forget(model: "Optional[mujoco.MjModel]" = None) -> None:
+    """Drops the cached ``tamsi.Stepper`` of ``model`` (of every model when None): the next ``step`` copies the model
+    afresh (after edits of its masses, friction, gains, ...)."""
+    global _last
+    _last = _NONE
+    if model is None:
+        _steppers.clear()
+    else:
+        _steppers.pop(model, None)
