@@ -49,7 +49,7 @@ TEST(ImplicitEuler, LinearStepIsTheExactImplicitEulerSolution) {
   options.newton_tolerance = 1e-12;
   ImplicitEuler integrator(&system, options);
   const double t0 = 0.3, h = 0.05;
-  const Eigen::Vector2d x0(0.2, -1.0);
+  const Eigen::VectorXd x0 = Eigen::Vector2d(0.2, -1.0);  // dynamic like x: GCC 12 misreads mixed-size packets
   Eigen::VectorXd x;
   const NewtonResult result = integrator.Solve(t0, x0, h, &x);
   ASSERT_TRUE(result.converged);
