@@ -32,8 +32,7 @@ void MakePile(const PileArgs& args) {
   }
   std::ofstream file(args.output, std::ios::binary);
   file << xml;
-  file.close();
-  if (!file) throw CLI::RuntimeError("--output: cannot write '" + args.output + "' (disk full, or not writable)", 1);
+  CloseOutput(file, "pile", args.output);
   std::cout << args.bodies << " bodies (seed " << args.seed << ") after " << args.settle_time
             << " s under MuJoCo's CG: mean speed " << mean_speed << " m/s, largest " << max_speed << " m/s; wrote "
             << args.output << "\n";

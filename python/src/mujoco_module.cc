@@ -4,7 +4,6 @@
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
-#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -58,11 +57,6 @@ T* Address(py::handle object, PyObject* type, const char* type_name, const char*
 bool SameSizes(const mjModel& a, const mjModel& b) {
   return a.nq == b.nq && a.nv == b.nv && a.na == b.na && a.nu == b.nu && a.nbody == b.nbody && a.nmocap == b.nmocap &&
          a.neq == b.neq && a.nuserdata == b.nuserdata && a.npluginstate == b.npluginstate;
-}
-
-template <typename T>
-void CopyArray(const T* source, int size, T* target) {
-  std::copy_n(source, size, target);  // size 0: either may be null
 }
 
 }  // namespace
@@ -132,13 +126,9 @@ class MujocoStepper {
     if (std::memcmp(&m->opt, &source_opt_, sizeof(mjOption)) != 0) Build(*m);
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
-    CopyInputs(*m, *d, &simulator_->data());
+    mj_copyState(m, d, &simulator_->data(), kReads);
     const scenes::StepInfo info = simulator_->Step();
-    const mjData& result = simulator_->data();
-    CopyArray(result.qpos, m->nq, d->qpos);
-    CopyArray(result.qvel, m->nv, d->qvel);
-    CopyArray(result.act, m->na, d->act);
-    d->time = result.time;
+    mj_copyState(m, &simulator_->data(), d, kWrites);
     return info;
   }
 
@@ -156,22 +146,12 @@ class MujocoStepper {
     std::memcpy(&source_opt_, &model.opt, sizeof(mjOption));
   }
 
-  /// Everything of the caller's mjData that a step reads: the state (qpos, qvel, act, time) and the inputs (ctrl,
-  /// applied forces, mocap poses, user data, active equalities, plugin state).
-  static void CopyInputs(const mjModel& m, const mjData& from, mjData* to) {
-    CopyArray(from.qpos, m.nq, to->qpos);
-    CopyArray(from.qvel, m.nv, to->qvel);
-    CopyArray(from.act, m.na, to->act);
-    CopyArray(from.ctrl, m.nu, to->ctrl);
-    CopyArray(from.qfrc_applied, m.nv, to->qfrc_applied);
-    CopyArray(from.xfrc_applied, 6 * m.nbody, to->xfrc_applied);
-    CopyArray(from.mocap_pos, 3 * m.nmocap, to->mocap_pos);
-    CopyArray(from.mocap_quat, 4 * m.nmocap, to->mocap_quat);
-    CopyArray(from.userdata, m.nuserdata, to->userdata);
-    CopyArray(from.eq_active, m.neq, to->eq_active);
-    CopyArray(from.plugin_state, m.npluginstate, to->plugin_state);
-    to->time = from.time;
-  }
+  /// What a step reads of the caller's mjData, in MuJoCo's own state elements (mj_copyState): the state (qpos, qvel,
+  /// act, time) and the inputs (ctrl, applied forces, mocap poses, user data, active equalities, plugin state); and
+  /// what it writes back: qpos, qvel, act and time.
+  static constexpr int kReads =
+      mjSTATE_TIME | mjSTATE_QPOS | mjSTATE_QVEL | mjSTATE_ACT | mjSTATE_PLUGIN | mjSTATE_USER;
+  static constexpr int kWrites = mjSTATE_TIME | mjSTATE_QPOS | mjSTATE_QVEL | mjSTATE_ACT;
 
   scenes::RunSettings settings_;
   py::weakref source_, last_data_;
