@@ -146,7 +146,11 @@ Scene SceneFromModel(ModelPtr model, std::string name) {
   return scene;
 }
 
-std::string ClutterBinXml(int num_bodies, std::uint32_t seed, bool thrown) {
+namespace {
+
+// ClutterBinXml's generator: the bodies' shapes and drop poses drawn from `seed`; with `qpos` (7 per body, a free
+// joint's position and quaternion), the bodies stand at those poses instead, in full precision (SettledPileXml).
+std::string BinXml(int num_bodies, std::uint32_t seed, bool thrown, const char* model_name, const double* qpos) {
   if (num_bodies < 1 || num_bodies > kMaxClutterBodies) {
     throw std::invalid_argument("clutter_bin: the number of bodies must be in [1, " +
                                 std::to_string(kMaxClutterBodies) + "], got " + std::to_string(num_bodies));
@@ -168,7 +172,7 @@ std::string ClutterBinXml(int num_bodies, std::uint32_t seed, bool thrown) {
   auto uniform = [&](double lo, double hi) { return lo + (hi - lo) * unit(rng); };
 
   std::ostringstream xml;
-  xml << "<mujoco model=\"clutter_bin_N" << num_bodies << "\">\n"
+  xml << "<mujoco model=\"" << model_name << "_N" << num_bodies << "\">\n"
       << "  <option timestep=\"0.002\"/>\n"
       << "  <size nuser_geom=\"2\"/>\n"
       << "  <default>\n    <geom friction=\"0.5 0.005 0.0001\" user=\"20000 10\"/>\n  </default>\n"
@@ -217,15 +221,28 @@ std::string ClutterBinXml(int num_bodies, std::uint32_t seed, bool thrown) {
         size = Fixed(uniform(0.01, 0.03)) + " " + Fixed(uniform(0.01, 0.03));
         break;
     }
-    xml << "    <body name=\"o" << i << "\" pos=\"" << Fixed(x) << " " << Fixed(y) << " " << Fixed(z) << "\" quat=\""
-        << Fixed(q[0] / norm) << " " << Fixed(q[1] / norm) << " " << Fixed(q[2] / norm) << " " << Fixed(q[3] / norm)
-        << "\">\n      <freejoint/>\n      <geom type=\"" << kTypes[type] << "\" size=\"" << size << "\" mass=\""
-        << Fixed(uniform(0.05, 0.3)) << "\"/>\n    </body>\n";
+    std::ostringstream pose;
+    if (qpos) {  // full precision: a pile's resting penetrations are ~1e-5 m
+      pose.precision(12);
+      const double* p = qpos + 7 * i;
+      pose << p[0] << " " << p[1] << " " << p[2] << "\" quat=\"" << p[3] << " " << p[4] << " " << p[5] << " " << p[6];
+    } else {
+      pose << Fixed(x) << " " << Fixed(y) << " " << Fixed(z) << "\" quat=\"" << Fixed(q[0] / norm) << " "
+           << Fixed(q[1] / norm) << " " << Fixed(q[2] / norm) << " " << Fixed(q[3] / norm);
+    }
+    xml << "    <body name=\"o" << i << "\" pos=\"" << pose.str() << "\">\n      <freejoint/>\n      <geom type=\""
+        << kTypes[type] << "\" size=\"" << size << "\" mass=\"" << Fixed(uniform(0.05, 0.3)) << "\"/>\n    </body>\n";
   }
   xml << "  </worldbody>\n";
   if (thrown) xml << "  <keyframe>\n    <key name=\"thrown\"/>\n  </keyframe>\n";
   xml << "</mujoco>\n";
   return xml.str();
+}
+
+}  // namespace
+
+std::string ClutterBinXml(int num_bodies, std::uint32_t seed, bool thrown) {
+  return BinXml(num_bodies, seed, thrown, "clutter_bin", nullptr);
 }
 
 std::string ModelsDirectory() {
@@ -265,7 +282,7 @@ std::string SettledPileXml(const SceneOptions& options, double settle_time, doub
   if (!(std::isfinite(settle_time) && settle_time > 0.0))
     throw std::invalid_argument("settle time: must be finite and > 0, got " + std::to_string(settle_time));
   const int n = options.clutter_bodies;
-  std::string xml = ClutterBinXml(n, options.clutter_seed);
+  const std::string xml = ClutterBinXml(n, options.clutter_seed);
   SimulatorOptions engine;
   engine.engine = Engine::kMujoco;
   engine.mujoco_solver = mjSOL_CG;
@@ -279,24 +296,8 @@ std::string SettledPileXml(const SceneOptions& options, double settle_time, doub
   }
   if (mean_speed) *mean_speed = sum / n;
   if (max_speed) *max_speed = largest;
-  // Body i (id i + 1) has the free joint i: qpos[7i, 7i + 3) its position, [7i + 3, 7i + 7) its quaternion.
-  const double* qpos = simulator.data().qpos;
-  for (int i = 0; i < n; ++i) {
-    const std::string start = "<body name=\"o" + std::to_string(i) + "\" pos=\"";
-    const size_t from = xml.find(start);
-    const size_t quat = xml.find("quat=\"", from);
-    const size_t to = xml.find('"', quat + 6);
-    if (from == std::string::npos || quat == std::string::npos || to == std::string::npos)
-      throw std::logic_error("SettledPileXml: ClutterBinXml's body " + std::to_string(i) + " has no pos and quat");
-    std::ostringstream pose;  // full precision: the resting penetrations are ~1e-5 m
-    pose.precision(12);
-    const double* q = qpos + 7 * i;
-    pose << q[0] << " " << q[1] << " " << q[2] << "\" quat=\"" << q[3] << " " << q[4] << " " << q[5] << " " << q[6];
-    xml.replace(from + start.size(), to - (from + start.size()), pose.str());
-  }
-  const std::string name = "clutter_bin_N" + std::to_string(n);
-  xml.replace(xml.find(name), name.size(), "settled_pile_N" + std::to_string(n));
-  return xml;
+  // Body i (id i + 1) has the free joint i: the same shapes, at their final poses.
+  return BinXml(n, options.clutter_seed, /*thrown=*/false, "settled_pile", simulator.data().qpos);
 }
 
 }  // namespace tamsi::scenes
