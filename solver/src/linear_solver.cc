@@ -12,6 +12,7 @@ extern "C" {  // ldl.h, unlike SuiteSparse's other headers, declares no C linkag
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -162,9 +163,10 @@ class ScopedOmpThreads {
 
 // CHOLMOD factors the matrix it is given in its own permuted lower-triangular form; handed A with a fill-reducing
 // ordering, every cholmod_factorize first builds tril(PAPᵀ) by a permuted transpose (5–6 % of a pile run's time). So
-// Analyze finds the ordering P once (CHOLMOD's own choice, postordered), builds the pattern of T = tril(PAPᵀ) with the
-// place in A of each of its entries, and analyzes T in its natural order; Factor gathers T's values and factors T as
-// it is (CHOLMOD's transpose-free path), and Solve permutes b and x around the solve with T.
+// Analyze finds the ordering P once (CHOLMOD's own choice, postordered) with its symbolic factor, which is the symbolic
+// factor of T = tril(PAPᵀ) in natural order, and builds the pattern of T with the place in A of each of its entries;
+// Factor gathers T's values and factors T as it is (CHOLMOD's transpose-free path), and Solve permutes b and x around
+// the solve with T.
 class CholmodSolver final : public LinearSolver {
  public:
   explicit CholmodSolver(int num_threads) : num_threads_(num_threads) {
@@ -172,6 +174,8 @@ class CholmodSolver final : public LinearSolver {
     common_.print = 0;
     common_.error_handler = nullptr;
     common_.final_ll = 1;  // simplicial factorizations LLᵀ too: LDLᵀ would factor an indefinite matrix silently
+    common_.nmethods = 0;  // CHOLMOD's default orderings, postordered
+    common_.postorder = 1;
   }
   ~CholmodSolver() override {
     if (factor_) cholmod_free_factor(&factor_, &common_);
@@ -183,24 +187,16 @@ class CholmodSolver final : public LinearSolver {
 
   bool Analyze(const CscView& A, std::string* message) override {
     if (factor_) cholmod_free_factor(&factor_, &common_);
-    common_.nmethods = 0;  // CHOLMOD's default orderings
-    common_.postorder = 1;
     cholmod_sparse view = SymmetricView(A.n, A.col_ptr, A.row_index, A.values, 1);
-    cholmod_factor* ordering = cholmod_analyze(&view, &common_);
-    if (!ordering || common_.status < CHOLMOD_OK) {
-      if (ordering) cholmod_free_factor(&ordering, &common_);
-      return Fail("cholmod_analyze", message);
-    }
-    const int* perm = static_cast<const int*>(ordering->Perm);
-    permutation_.assign(perm, perm + A.n);
-    cholmod_free_factor(&ordering, &common_);
-    BuildPermutedLower(A);
-    cholmod_sparse lower = LowerView(A.n);
-    common_.nmethods = 1;  // T is already ordered and postordered
-    common_.method[0].ordering = CHOLMOD_NATURAL;
-    common_.postorder = 0;
-    factor_ = cholmod_analyze(&lower, &common_);
+    factor_ = cholmod_analyze(&view, &common_);
     if (!factor_ || common_.status < CHOLMOD_OK) return Fail("cholmod_analyze", message);
+    // The symbolic factor is that of T = tril(PAPᵀ) in natural order: record P, then let CHOLMOD take T as given, so
+    // that cholmod_factorize reads it in place instead of permuting and transposing A in every factorization.
+    int* perm = static_cast<int*>(factor_->Perm);
+    permutation_.assign(perm, perm + A.n);
+    std::iota(perm, perm + A.n, 0);
+    factor_->ordering = CHOLMOD_NATURAL;
+    BuildPermutedLower(A);
     rhs_.resize(A.n);
     return true;
   }
