@@ -13,7 +13,25 @@ NewtonMatrixPattern::NewtonMatrixPattern(const Eigen::SparseMatrix<double, Eigen
   col_ptr_.assign(nv + 1, 0);
   row_index_.clear();
   row_index_.reserve(M.nonZeros() + 4 * static_cast<size_t>(J.support_total()));
+  // Whether column j touches the same contacts as column j − 1 and M's column j has the rows of column j − 1 (a body's
+  // velocities): then both columns have the same rows.
+  auto same_as_previous = [&](int j) {
+    if (j == 0) return false;
+    const int* m_ptr = M.outerIndexPtr();
+    const int* m_rows = M.innerIndexPtr();
+    if (!std::equal(m_rows + m_ptr[j - 1], m_rows + m_ptr[j], m_rows + m_ptr[j], m_rows + m_ptr[j + 1])) return false;
+    const int count = J.contacts_ptr(j) - J.contacts_ptr(j - 1);
+    if (J.contacts_ptr(j + 1) - J.contacts_ptr(j) != count) return false;
+    for (int c = 0; c < count; ++c)
+      if (J.contact_of(J.contacts_ptr(j - 1) + c) != J.contact_of(J.contacts_ptr(j) + c)) return false;
+    return true;
+  };
   for (int j = 0; j < nv; ++j) {
+    if (same_as_previous(j)) {
+      row_index_.insert(row_index_.end(), rows.begin(), rows.end());
+      col_ptr_[j + 1] = static_cast<int>(row_index_.size());
+      continue;
+    }
     rows.clear();
     auto add = [&](int r) {
       if (mark[r] != j) {
@@ -50,8 +68,11 @@ NewtonMatrixPattern::NewtonMatrixPattern(const Eigen::SparseMatrix<double, Eigen
     const int m = J.support_size(i);
     const int* S = J.support(i);
     for (int b = 0; b < m; ++b) {
+      int p = -1;
       for (int a = 0; a < m; ++a) {
-        const int p = position(S[a], S[b]);
+        // Rows are sorted and unique, and the whole support is in column S[b]: a support row that follows the previous
+        // one (a body's next velocity) sits in the next slot, so only the start of each run is searched.
+        p = a > 0 && S[a] == S[a - 1] + 1 ? p + 1 : position(S[a], S[b]);
         target[k_offset_[i] + b * m + a] = p;
         ++gather_ptr_[p + 1];
       }
@@ -94,13 +115,14 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
   budget.For(size(), 64, [&](int begin, int end) {
     for (int e = col_ptr_[begin]; e < col_ptr_[end]; ++e) {
       const double m_value = m_source_[e] >= 0 ? m_values[m_source_[e]] : 0.0;
-      double sum = 0.0;
-      for (int k = gather_ptr_[e]; k < gather_ptr_[e + 1]; ++k) sum += k_buffer_[gather_source_[k]];
+      double sum = 0.0, symmetric_sum = 0.0;  // both in one pass over the entry's sources
+      for (int k = gather_ptr_[e]; k < gather_ptr_[e + 1]; ++k) {
+        const int source = gather_source_[k];
+        sum += k_buffer_[source];
+        if (symmetric) symmetric_sum += k_symmetric_buffer_[source];
+      }
       values[e] = m_value + h * sum;
-      if (!symmetric) continue;
-      double symmetric_sum = 0.0;
-      for (int k = gather_ptr_[e]; k < gather_ptr_[e + 1]; ++k) symmetric_sum += k_symmetric_buffer_[gather_source_[k]];
-      symmetric_values[e] = m_value + h * symmetric_sum;
+      if (symmetric) symmetric_values[e] = m_value + h * symmetric_sum;
     }
   });
 }
