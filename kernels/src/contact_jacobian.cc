@@ -6,7 +6,6 @@ namespace tamsi::kernels {
 
 namespace {
 using Sparse = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
-using RowSparse = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
 }  // namespace
 
 ContactJacobian::ContactJacobian(const Sparse& Jn, const Sparse& Jt)
@@ -17,22 +16,26 @@ ContactJacobian::ContactJacobian(const Sparse& Jn, const Sparse& Jt)
     jt_outer_.assign(Jt.outerIndexPtr(), Jt.outerIndexPtr() + Jt.outerSize() + 1);
     jt_inner_.assign(Jt.innerIndexPtr(), Jt.innerIndexPtr() + Jt.nonZeros());
   }
-  const RowSparse n_rows = Jn;
-  const RowSparse t_rows = Jt;
+  // S_i by counting sort over the columns in increasing order (so each support comes out sorted): column j joins the
+  // support of every contact with an entry in it, once.
   const int nc = num_contacts_;
+  std::vector<int> last(nc, -1);
+  auto for_each_new_contact = [&](int j, auto&& f) {
+    auto visit = [&](int i) {
+      if (last[i] == j) return;
+      last[i] = j;
+      f(i);
+    };
+    for (Sparse::InnerIterator it(Jn, j); it; ++it) visit(static_cast<int>(it.row()));
+    for (Sparse::InnerIterator it(Jt, j); it; ++it) visit(static_cast<int>(it.row()) / 2);
+  };
   support_ptr_.assign(nc + 1, 0);
-  support_.clear();
-  std::vector<int> cols;
-  for (int i = 0; i < nc; ++i) {
-    cols.clear();
-    for (RowSparse::InnerIterator it(n_rows, i); it; ++it) cols.push_back(it.col());
-    for (int r = 2 * i; r < 2 * i + 2; ++r)
-      for (RowSparse::InnerIterator it(t_rows, r); it; ++it) cols.push_back(it.col());
-    std::sort(cols.begin(), cols.end());
-    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-    support_.insert(support_.end(), cols.begin(), cols.end());
-    support_ptr_[i + 1] = static_cast<int>(support_.size());
-  }
+  for (int j = 0; j < num_velocities_; ++j) for_each_new_contact(j, [&](int i) { ++support_ptr_[i + 1]; });
+  for (int i = 0; i < nc; ++i) support_ptr_[i + 1] += support_ptr_[i];
+  support_.resize(support_ptr_[nc]);
+  std::vector<int> next(support_ptr_.begin(), support_ptr_.end() - 1);
+  std::fill(last.begin(), last.end(), -1);
+  for (int j = 0; j < num_velocities_; ++j) for_each_new_contact(j, [&](int i) { support_[next[i]++] = j; });
   // Where each stored entry of Jn and Jt (in their own compressed order) lands in the blocks.
   auto slots = [&](const Sparse& A, int rows_per_contact, std::vector<int>* slot) {
     slot->clear();
@@ -55,7 +58,7 @@ ContactJacobian::ContactJacobian(const Sparse& Jn, const Sparse& Jt)
   for (int j = 0; j < num_velocities_; ++j) transpose_ptr_[j + 1] += transpose_ptr_[j];
   transpose_entry_.resize(support_.size());
   transpose_contact_.resize(support_.size());
-  std::vector<int> next(transpose_ptr_.begin(), transpose_ptr_.end() - 1);
+  next.assign(transpose_ptr_.begin(), transpose_ptr_.end() - 1);
   for (int i = 0; i < nc; ++i) {
     for (int e = support_ptr_[i]; e < support_ptr_[i + 1]; ++e) {
       const int slot = next[support_[e]]++;
