@@ -42,6 +42,22 @@ void AddPileCommand(CLI::App& app);
 void CloseOutput(std::ofstream& out, const std::string& what, const std::string& path);
 void CheckOutput(const std::ofstream& out, const std::string& what, const std::string& path);
 
+/// An exclusive advisory lock (flock) on a regular output file, held while the object lives, so that a second run
+/// writing the same file is refused instead of interleaving its rows with the first's. Taken before the file is
+/// truncated; throws CLI::RuntimeError (exit status 2), naming `what` and `path`, when another process holds it.
+/// Devices and pipes (/dev/null, /dev/stdout) are not locked; a path that cannot be opened is left to the writer to
+/// report.
+class OutputLock {
+ public:
+  OutputLock(const std::string& path, const std::string& what);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  int fd_{-1};
+};
+
 /// Flag validators whose errors fit one line and quote the value as given ("--dt: must be finite and > 0, got -1");
 /// CLI11's own PositiveNumber prints its 309-digit upper bound.
 CLI::Validator Positive();

@@ -1,3 +1,10 @@
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include "commands.h"
 
 namespace tamsi::cli {
@@ -9,6 +16,23 @@ void CheckOutput(const std::ofstream& out, const std::string& what, const std::s
 void CloseOutput(std::ofstream& out, const std::string& what, const std::string& path) {
   if (out.is_open()) out.close();
   CheckOutput(out, what, path);
+}
+
+OutputLock::OutputLock(const std::string& path, const std::string& what) {
+  struct stat status {};
+  if (stat(path.c_str(), &status) == 0 && !S_ISREG(status.st_mode)) return;
+  fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0 || flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+  const bool held = errno == EWOULDBLOCK;
+  close(fd_);
+  fd_ = -1;
+  if (held)
+    throw CLI::RuntimeError(
+        "the " + what + " '" + path + "' is being written by another run or output: choose another path", 2);
+}
+
+OutputLock::~OutputLock() {
+  if (fd_ >= 0) close(fd_);
 }
 
 }  // namespace tamsi::cli

@@ -20,7 +20,7 @@ std::string Name(const mjModel& model, mjtObj type, int id, const char* kind) {
 
 /// A new CSV file, or (resume_bytes ≥ 0) one an earlier run wrote, cut to resume_bytes and continued.
 CsvWriter::CsvWriter(const std::string& path, const char* what, long long resume_bytes)
-    : path_(path), what_(std::string(what) + " file") {
+    : path_(path), what_(std::string(what) + " file"), lock_(path, what_) {
   if (resume_bytes < 0) {
     out_.open(path);
   } else {

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "commands.h"
+
 namespace tamsi::cli {
 
 /// A CSV output of a run. Writers open their file afresh, or with `resume_bytes` ≥ 0 continue the one a checkpointed
@@ -30,10 +32,13 @@ class CsvWriter {
   CsvWriter(const std::string& path, const char* what, long long resume_bytes);
   /// Throws when a write since the last check failed; writers call it after each row.
   void Check() const;
-  std::ofstream out_;
 
  private:
   std::string path_, what_;
+  OutputLock lock_;  // taken before out_ opens (and truncates) the file
+
+ protected:
+  std::ofstream out_;
 };
 
 /// The length at which a resumed run continues its output file `key` (Checkpoint::output_bytes), or -1 (start it
