@@ -8,7 +8,7 @@ mujoco_version=4.0.0
 packages=(build-essential cmake ninja-build pkg-config
           libeigen3-dev libsuitesparse-dev libtbb-dev
           libqhull-dev
-          nlohmann-json3-dev libcli11-dev
+          nlohmann-json3-dev libcli11-dev libtinyxml2-dev
           libgtest-dev libgmock-dev libbenchmark-dev
           libsiconos-numerics-dev gnuplot-nox
           clang clang-format libclang-rt-14-dev libomp-14-dev

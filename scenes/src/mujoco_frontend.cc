@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "mjcf_sizes.h"
 #include "sparse_rows.h"
 
 namespace tamsi::scenes {
@@ -66,6 +67,7 @@ void CapDefaultArena(mjSpec* spec) {
 ModelPtr LoadMjcf(const std::string& xml, const std::string& vfs_name, const std::string& name) {
   if (xml.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ModelLoadError("cannot load model '" + name + "': the file is empty");
+  internal::CheckMjcfSizes(xml, std::filesystem::path(vfs_name).parent_path(), name);
   auto vfs = std::make_unique<mjVFS>();
   mj_defaultVFS(vfs.get());
   if (mj_addBufferVFS(vfs.get(), vfs_name.c_str(), xml.data(), static_cast<int>(xml.size())) != 0) {

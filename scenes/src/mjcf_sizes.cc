@@ -1,0 +1,83 @@
+#include "mjcf_sizes.h"
+
+#include <tamsi/scenes/mujoco_frontend.h>
+#include <tinyxml2.h>
+
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+namespace tamsi::scenes::internal {
+namespace {
+
+struct Scan {
+  const std::filesystem::path& directory;
+  const std::string& name;
+
+  [[noreturn]] void Refuse(const std::string& what) const {
+    throw ModelLoadError("cannot load model '" + name + "': " + what);
+  }
+
+  // The product of the whitespace-separated counts in `text` (as a double: no overflow), or -1 when one is negative.
+  static std::string Count(double n) {
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(0) << n;
+    return text.str();
+  }
+  static double Product(const char* text) {
+    std::istringstream in(text ? text : "");
+    double product = 1;
+    for (long long count; in >> count;) product = count < 0 ? -1 : product * static_cast<double>(count);
+    return product;
+  }
+
+  void Elements(const tinyxml2::XMLElement* e, double replicas, int depth) const {
+    for (; e != nullptr; e = e->NextSiblingElement()) {
+      const std::string tag = e->Name();
+      double inner = replicas;
+      if (tag == "hfield") {
+        const double samples = Product(e->Attribute("nrow")) * Product(e->Attribute("ncol"));
+        if (samples > static_cast<double>(kMaxHfieldSamples))
+          Refuse("<hfield> asks for " + Count(samples) + " height samples (nrow × ncol), more than tamsi reads (" +
+                 Count(kMaxHfieldSamples) + ")");
+      } else if (tag == "replicate") {
+        inner = replicas * Product(e->Attribute("count"));
+        if (inner > static_cast<double>(kMaxReplicas))
+          Refuse("nested <replicate> elements ask for " + Count(inner) + " copies, more than tamsi reads (" +
+                 Count(kMaxReplicas) + ")");
+      } else if (tag == "flexcomp") {
+        const double points = Product(e->Attribute("count"));
+        if (points > static_cast<double>(kMaxFlexcompPoints))
+          Refuse("<flexcomp> asks for " + Count(points) + " points, more than tamsi reads (" +
+                 Count(kMaxFlexcompPoints) + ")");
+      } else if (tag == "include" && e->Attribute("file") != nullptr) {
+        Include(directory / e->Attribute("file"), replicas, depth + 1);
+      }
+      Elements(e->FirstChildElement(), inner, depth);
+    }
+  }
+
+  void Include(const std::filesystem::path& path, double replicas, int depth) const {
+    if (depth > kMaxIncludeDepth)
+      Refuse("<include> nested deeper than " + std::to_string(kMaxIncludeDepth) + " ('" + path.string() + "')");
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream text;
+    text << file.rdbuf();
+    if (!file) return;  // MuJoCo reports it
+    Document(text.str(), replicas, depth);
+  }
+
+  void Document(const std::string& xml, double replicas, int depth) const {
+    tinyxml2::XMLDocument document;
+    if (document.Parse(xml.data(), xml.size()) != tinyxml2::XML_SUCCESS) return;  // MuJoCo reports it
+    Elements(document.RootElement(), replicas, depth);
+  }
+};
+
+}  // namespace
+
+void CheckMjcfSizes(const std::string& xml, const std::filesystem::path& directory, const std::string& name) {
+  Scan{directory, name}.Document(xml, 1, 0);
+}
+
+}  // namespace tamsi::scenes::internal
