@@ -208,8 +208,6 @@ void BindStepInfo(py::module_& m) {
   py::class_<StepInfo> s(m, "StepInfo", "What one step did.");
   s.def_readonly("substeps", &StepInfo::substeps);
   s.def_readonly("iterations", &StepInfo::iterations, "Newton iterations (MuJoCo: its solver iterations)");
-  s.def_readonly("secant_iterations", &StepInfo::secant_iterations);
-  s.def_readonly("primal_dual_fallbacks", &StepInfo::primal_dual_fallbacks);
   s.def_readonly("contacts", &StepInfo::contacts, "geom contacts");
   s.def_readonly("limit_rows", &StepInfo::limit_rows);
   s.def_readonly("equality_rows", &StepInfo::equality_rows);
@@ -217,6 +215,7 @@ void BindStepInfo(py::module_& m) {
   s.def_readonly("time_frontend", &StepInfo::time_frontend, "s");
   s.def_readonly("time_solve", &StepInfo::time_solve, "s");
   s.def_readonly("fast_bodies", &StepInfo::fast_bodies, "free bodies at risk of tunnelling");
+  BindCounters(s, &StepInfo::counters);
 
   py::class_<RunStatistics> r(m, "RunStatistics", "Totals over the steps taken; str() is the end-of-run summary.");
   r.def_readonly("steps", &RunStatistics::steps);
@@ -226,8 +225,6 @@ void BindStepInfo(py::module_& m) {
   r.def_readonly("time_solve", &RunStatistics::time_solve, "s");
   r.def_readonly("iterations_total", &RunStatistics::iterations_total);
   r.def_readonly("iterations_max", &RunStatistics::iterations_max);
-  r.def_readonly("secant_iterations", &RunStatistics::secant_iterations);
-  r.def_readonly("primal_dual_fallbacks", &RunStatistics::primal_dual_fallbacks);
   r.def_readonly("retried_steps", &RunStatistics::retried_steps);
   r.def_readonly("failed_solves", &RunStatistics::failed_solves);
   r.def_readonly("contacts_total", &RunStatistics::contacts_total);
@@ -235,6 +232,7 @@ void BindStepInfo(py::module_& m) {
   r.def_readonly("solves", &RunStatistics::solves);
   r.def_readonly("structure_reuses", &RunStatistics::structure_reuses);
   r.def_readonly("tunnelling_steps", &RunStatistics::tunnelling_steps);
+  BindCounters(r, &RunStatistics::counters);
   r.def_property_readonly("iterations_mean", &RunStatistics::iterations_mean);
   r.def_property_readonly("contacts_mean", &RunStatistics::contacts_mean);
   r.def_property_readonly("real_time_rate", &RunStatistics::real_time_rate, "simulated s per wall-clock s");

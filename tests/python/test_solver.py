@@ -195,3 +195,11 @@ def test_make_options_names_bad_fields():
     # A thread budget that would exhaust memory in the thread pool is refused before any thread starts.
     with pytest.raises(ValueError, match="Options.num_threads: must be in \\[0, [0-9]+\\]"):
         tamsi.make_options(num_threads=2**28)
+
+
+def test_summary_counters_are_attributes_and_a_dict():
+    summary = tamsi.TamsiSolver().solve(block_on_ground(0.0)).summary
+    assert list(summary.counters)[:2] == ["secant_iterations", "primal_dual_fallbacks"]
+    for name, value in summary.counters.items():
+        assert getattr(summary, name) == value
+    assert summary.numeric_factorizations >= 1 and summary.time_total > 0
