@@ -184,14 +184,14 @@ Simulator(scene="gripper_mug_shake", *, solver="tamsi", mujoco_solver="", narrow
           stiffness=None, dissipation=None, stiction_tolerance=None, threads=1, max_iterations=None, options=None,
           keyframe="", bodies=200, seed=1, drop_speed=0.0, friction=None, controller=None)
 
-  solver              "tamsi" (two-way), "tamsi-oneway" or "mujoco" (MuJoCo's own solver)
+  solver              "tamsi", "mujoco" (MuJoCo's own solver), or "tamsi-oneway" (tamsi with coupling one_way)
   mujoco_solver       with solver "mujoco": "newton", "cg" or "pgs" ("" keeps the model's)
   dt                  time step h (s); the model's when None
   stiffness, dissipation
                       per-geom Hunt-Crossley k (N/m) and d (s/m) overriding MJCF user data
   stiction_tolerance  v_s (m/s); the scene's when None
   options             a tamsi.Options for the Newton iteration (newton_solve, friction_newton, krylov_tolerance,
-                      secant_safeguard, ...); solver, threads, max_iterations and v_s above replace its own
+                      secant_safeguard, coupling, ...); threads, max_iterations and v_s above replace its own
   bodies, seed, drop_speed
                       clutter_bin: number of free bodies, their seed, initial downward speed (m/s)
   friction            Coulomb mu of every geom (MJCF friction[0]), replacing the model's

@@ -4,7 +4,6 @@
 #include <tamsi/problem_io.h>
 #include <tamsi/tamsi_solver.h>
 
-#include <initializer_list>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -19,9 +18,19 @@ namespace {
 
 /// Binds enum E with the library's own names (ToString) as its Python members.
 template <typename E>
-void BindEnum(py::module_& m, const char* name, const char* doc, std::initializer_list<E> values) {
+py::enum_<E> BindEnum(py::module_& m, const char* name, const char* doc) {
   py::enum_<E> binding(m, name, doc);
-  for (E value : values) binding.value(ToString(value), value);
+  for (E value : AllValues(E{})) binding.value(ToString(value), value);
+  return binding;
+}
+
+/// BindEnum for a setting, with E.from_string(name): the member named `name` (FromString), else ValueError naming
+/// the value and the accepted names.
+template <typename E>
+void BindSettingEnum(py::module_& m, const char* name, const char* doc) {
+  BindEnum<E>(m, name, doc)
+      .def_static("from_string", &FromString<E>, py::arg("name"),
+                  "The member named `name`; ValueError naming the accepted names otherwise.");
 }
 
 constexpr const char* kProblemDoc = R"doc(
@@ -148,22 +157,14 @@ void BindProblem(py::module_& m) {
 }
 
 void BindOptions(py::module_& m) {
-  BindEnum<Coupling>(m, "Coupling", "How normal forces enter Newton: two_way (TAMSI, eq. 23) or one_way (eq. 17).",
-                     {Coupling::kTwoWay, Coupling::kOneWay});
-  BindEnum<FrictionRegularization>(m, "FrictionRegularization", "linear (eq. 7) or smooth (C1).",
-                                   {FrictionRegularization::kLinear, FrictionRegularization::kSmooth});
-  BindEnum<LineSearch>(m, "LineSearch", "none, tals (Sec. III-A) or exact (TALS and an exact line search).",
-                       {LineSearch::kNone, LineSearch::kTals, LineSearch::kExact});
-  BindEnum<NewtonSolve>(m, "NewtonSolve", "How each island's Newton system is solved for dv.",
-                        {NewtonSolve::kExact, NewtonSolve::kReuseFactorization, NewtonSolve::kSymmetricPreconditioner});
-  BindEnum<FrictionNewton>(m, "FrictionNewton", "tangent (the paper's eq. 16) or primal_dual (the default).",
-                           {FrictionNewton::kTangent, FrictionNewton::kPrimalDual});
-  BindEnum<LinearSolverType>(m, "LinearSolverType", "Backend of the Newton system.",
-                             {LinearSolverType::kAuto, LinearSolverType::kUmfpack, LinearSolverType::kKlu,
-                              LinearSolverType::kCholmod, LinearSolverType::kDense});
-  BindEnum<Status>(
-      m, "Status", "Outcome of a solve.",
-      {Status::kSuccess, Status::kMaxIterationsReached, Status::kLinearSolverFailed, Status::kNonFiniteValues});
+  BindSettingEnum<Coupling>(m, "Coupling",
+                            "How normal forces enter Newton: two_way (TAMSI, eq. 23) or one_way (eq. 17).");
+  BindSettingEnum<FrictionRegularization>(m, "FrictionRegularization", "linear (eq. 7) or smooth (C1).");
+  BindSettingEnum<LineSearch>(m, "LineSearch", "none, tals (Sec. III-A) or exact (TALS and an exact line search).");
+  BindSettingEnum<NewtonSolve>(m, "NewtonSolve", "How each island's Newton system is solved for dv.");
+  BindSettingEnum<FrictionNewton>(m, "FrictionNewton", "tangent (the paper's eq. 16) or primal_dual (the default).");
+  BindSettingEnum<LinearSolverType>(m, "LinearSolverType", "Backend of the Newton system.");
+  BindEnum<Status>(m, "Status", "Outcome of a solve.");
 
   py::class_<Options> o(
       m, "Options",

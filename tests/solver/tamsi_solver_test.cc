@@ -527,6 +527,30 @@ TEST(SolveCounters, AddUpFieldByField) {
   });
 }
 
+/// Each setting's enum reads back its own names (FromString after ToString), and refuses others naming them.
+template <typename Enum>
+void ExpectRoundTrip() {
+  for (Enum value : AllValues(Enum{})) EXPECT_EQ(FromString<Enum>(ToString(value)), value) << ToString(value);
+  try {
+    FromString<Enum>("no-such-value");
+    ADD_FAILURE() << "accepted a bad name";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown value 'no-such-value' (expected " + Spellings<Enum>() + ")"));
+    EXPECT_THAT(e.what(), HasSubstr(ToString(AllValues(Enum{}).back())));
+  }
+}
+
+TEST(Options, EnumNamesRoundTrip) {
+  ExpectRoundTrip<LinearSolverType>();
+  ExpectRoundTrip<Coupling>();
+  ExpectRoundTrip<FrictionRegularization>();
+  ExpectRoundTrip<LineSearch>();
+  ExpectRoundTrip<NewtonSolve>();
+  ExpectRoundTrip<FrictionNewton>();
+  EXPECT_EQ(Spellings<NewtonSolve>(), "exact, reuse_factorization or symmetric_preconditioner");
+  EXPECT_EQ(AllValues(Status{}).size(), 4u);
+}
+
 }  // namespace
 }  // namespace tamsi
 

@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -108,7 +109,8 @@ enum class Status {
   kNonFiniteValues,
 };
 
-/// "success", "max_iterations_reached", "linear_solver_failed", "non_finite_values".
+/// Each value's one name, snake_case: "success", "max_iterations_reached", "linear_solver_failed",
+/// "non_finite_values"; "umfpack", "two_way", "symmetric_preconditioner", "primal_dual", …
 const char* ToString(Status status);
 const char* ToString(LinearSolverType type);
 const char* ToString(Coupling coupling);
@@ -116,6 +118,36 @@ const char* ToString(FrictionRegularization regularization);
 const char* ToString(LineSearch line_search);
 const char* ToString(NewtonSolve newton_solve);
 const char* ToString(FrictionNewton friction_newton);
+
+/// Every value of an enum above in declaration order; the argument picks the enum, e.g. AllValues(NewtonSolve{}).
+std::vector<Status> AllValues(Status);
+std::vector<LinearSolverType> AllValues(LinearSolverType);
+std::vector<Coupling> AllValues(Coupling);
+std::vector<FrictionRegularization> AllValues(FrictionRegularization);
+std::vector<LineSearch> AllValues(LineSearch);
+std::vector<NewtonSolve> AllValues(NewtonSolve);
+std::vector<FrictionNewton> AllValues(FrictionNewton);
+
+/// The names of Enum's values (ToString) as "a, b or c", for help texts and errors.
+template <typename Enum>
+std::string Spellings() {
+  const std::vector<Enum> values = AllValues(Enum{});
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + std::string(ToString(values[i]));
+  return out;
+}
+
+/// The value of a setting's enum (LinearSolverType, Coupling, FrictionRegularization, LineSearch, NewtonSolve,
+/// FrictionNewton) whose ToString is `name`: the one spelling that the command line, the Python bindings and the files
+/// they read share. Throws std::invalid_argument naming the bad value and the accepted ones, e.g. "unknown value 'lu'
+/// (expected exact, reuse_factorization or symmetric_preconditioner)"; callers add the setting's name.
+template <typename Enum>
+Enum FromString(const std::string& name) {
+  for (Enum value : AllValues(Enum{}))
+    if (name == ToString(value)) return value;
+  throw std::invalid_argument("unknown value '" + name + "' (expected " + Spellings<Enum>() + ")");
+}
 
 /// Solver options; defaults follow the paper (Sec. VI: v_s = 1e-4 m/s, Sec. III-A: θ_max = π/3).
 struct Options {
