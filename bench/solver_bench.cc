@@ -41,13 +41,13 @@ void RunSolve(benchmark::State& state, Generator generate, synthetic::SyntheticO
   state.counters["nc"] = s.num_contacts;
   state.counters["nnz"] = static_cast<double>(s.newton_matrix_nnz);
   state.counters["iterations"] = s.iterations;
-  state.counters["secant"] = s.secant_iterations;
+  state.counters["secant"] = static_cast<double>(s.counters.secant_iterations);
   state.counters["converged"] = s.status == Status::kSuccess;
-  state.counters["symbolic"] = s.symbolic_factorizations;
-  state.counters["factorizations"] = s.numeric_factorizations;
-  state.counters["krylov"] = s.krylov_iterations;
-  state.counters["ms_numeric"] = 1e3 * s.time_numeric;
-  state.counters["ms_assembly"] = 1e3 * s.time_assembly;
+  state.counters["symbolic"] = static_cast<double>(s.counters.symbolic_factorizations);
+  state.counters["factorizations"] = static_cast<double>(s.counters.numeric_factorizations);
+  state.counters["krylov"] = static_cast<double>(s.counters.krylov_iterations);
+  state.counters["ms_numeric"] = 1e3 * s.counters.time_numeric;
+  state.counters["ms_assembly"] = 1e3 * s.counters.time_assembly;
   state.SetLabel(std::string(ToString(s.linear_solver_used)) + " " + ToString(s.status));
 }
 

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fstream>
+#include <optional>
 #include <string>
 
 namespace tamsi::cli {
@@ -64,9 +65,12 @@ CLI::Validator Positive();
 CLI::Validator NonNegative();
 CLI::Validator AtMost(double bound);
 
-/// The Newton iteration's options shared by `solve` and `run`: `--newton-solve exact|reuse|symmetric`
-/// (Options::newton_solve), `--friction-newton primal-dual|tangent` (Options::friction_newton),
-/// `--krylov-tolerance` (Options::krylov_tolerance) and `--no-secant-safeguard` (Options::secant_safeguard).
-void AddIterationOptions(CLI::App* cmd, Options* options);
+/// The solver flags of every command that solves (`solve`, `run`), declared once: one flag per setting named as its
+/// Options field in kebab-case, enums by their ToString names (FromString; kebab-case and older spellings accepted as
+/// aliases): --coupling (alias --oneway), --regularization (alias --smooth-friction), --line-search (aliases --no-tals,
+/// --plain-tals), --linear-solver, --newton-solve, --friction-newton, --relative-tolerance, --max-iterations,
+/// --threads, --krylov-tolerance, --schwarz-threshold, --schwarz-part-bodies, --no-secant-safeguard; and
+/// --stiction-tolerance into *stiction_tolerance (unset: the command's default v_s).
+void AddSolverOptions(CLI::App* cmd, Options* options, std::optional<double>* stiction_tolerance);
 
 }  // namespace tamsi::cli

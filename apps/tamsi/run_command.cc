@@ -169,7 +169,7 @@ void AddRunCommand(CLI::App& app) {
       ->check(Positive());
   cmd->add_option("--duration", args->request.duration, "Simulated time (s); default: the scene's")->check(Positive());
   cmd->add_option("--solver", args->request.settings.solver,
-                  "tamsi (two-way), tamsi-oneway, or mujoco (MuJoCo's own solver)")
+                  "tamsi, mujoco (MuJoCo's own solver), or tamsi-oneway (alias of tamsi --coupling one_way)")
       ->check(CLI::IsMember({"tamsi", "tamsi-oneway", "mujoco"}));
   cmd->add_option("--mujoco-solver", args->request.settings.mujoco_solver,
                   "With --solver mujoco: newton, cg or pgs (default: model's)")
@@ -178,12 +178,7 @@ void AddRunCommand(CLI::App& app) {
                   "Sphere-cylinder and plane-mesh contacts of the TAMSI front end: analytic (closed form; every hull "
                   "vertex at a plane; default) or mujoco (MuJoCo's own colliders)")
       ->check(CLI::IsMember({"analytic", "mujoco"}));
-  cmd->add_option("--threads", args->request.settings.threads, "Solver threads (0: all hardware threads)")
-      ->check(NonNegative());
-  AddIterationOptions(cmd, &args->request.settings.iteration);
-  cmd->add_option("--max-iterations", args->request.settings.max_iterations,
-                  "Newton iteration cap per solve (default 100)")
-      ->check(Positive());
+  AddSolverOptions(cmd, &args->request.settings.iteration, &args->request.settings.stiction_tolerance);
   cmd->add_option("--stiffness", args->request.settings.stiffness,
                   "Per-geom contact stiffness (N/m, at most 1e12), overrides MJCF user data")
       ->check(Positive())
@@ -192,9 +187,6 @@ void AddRunCommand(CLI::App& app) {
                   "Per-geom Hunt-Crossley dissipation (s/m, at most 1e6), overrides MJCF user data")
       ->check(NonNegative())
       ->check(AtMost(scenes::kMaxDissipation));
-  cmd->add_option("--stiction-tolerance", args->request.settings.stiction_tolerance,
-                  "Stiction tolerance v_s (m/s); default 1e-4")
-      ->check(Positive());
   cmd->add_option("--keyframe", args->request.keyframe, "Initial state: keyframe name (default: the model's first)");
   cmd->add_option("--output", args->request.trajectory_path,
                   "Trajectory CSV: time, each moving body's pose and velocity, each joint's position and velocity, "

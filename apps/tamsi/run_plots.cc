@@ -85,12 +85,13 @@ void RunPlots::WriteSteps(const scenes::RunStatistics& statistics) const {
     CloseOutput(out, "--plots", (dir / "steps.csv").string());
   }
   {
-    const scenes::SolvePhases& p = statistics.phases;
-    const double solver_phases = p.residual + p.assembly + p.factorization + p.linear_solves + p.line_search;
+    const SolveCounters& p = statistics.counters;
+    const double factorization = p.time_symbolic + p.time_numeric;
+    const double solver_phases = p.time_residual + p.time_assembly + factorization + p.time_solve + p.time_line_search;
     std::ofstream out = OpenCsv(dir / "phases.csv");
-    out << "phase,seconds\nfront end," << statistics.time_frontend << "\nresiduals," << p.residual << "\nassembly,"
-        << p.assembly << "\nfactorization," << p.factorization << "\nlinear solves," << p.linear_solves
-        << "\nline search," << p.line_search << "\nrest of the solve,"
+    out << "phase,seconds\nfront end," << statistics.time_frontend << "\nresiduals," << p.time_residual << "\nassembly,"
+        << p.time_assembly << "\nfactorization," << factorization << "\nlinear solves," << p.time_solve
+        << "\nline search," << p.time_line_search << "\nrest of the solve,"
         << std::max(0.0, statistics.time_solve - solver_phases) << "\n";
     CloseOutput(out, "--plots", (dir / "phases.csv").string());
   }

@@ -3,8 +3,8 @@
 
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -16,12 +16,9 @@ namespace {
 struct SolveArgs {
   std::string problem_path;
   std::string output_path;
-  bool one_way{false};
-  bool no_tals{false};
-  bool plain_tals{false};
-  bool smooth_friction{false};
   bool full_report{false};
   Options options;
+  std::optional<double> stiction_tolerance;
 };
 
 void RunSolve(const SolveArgs& args) {
@@ -32,10 +29,7 @@ void RunSolve(const SolveArgs& args) {
     throw CLI::RuntimeError(args.problem_path + ": " + e.what(), 2);
   }
   Options options = args.options;
-  options.coupling = args.one_way ? Coupling::kOneWay : Coupling::kTwoWay;
-  if (args.no_tals) options.line_search = LineSearch::kNone;
-  if (args.plain_tals) options.line_search = LineSearch::kTals;
-  options.regularization = args.smooth_friction ? FrictionRegularization::kSmooth : FrictionRegularization::kLinear;
+  if (args.stiction_tolerance) options.stiction_tolerance = *args.stiction_tolerance;
   std::string error;
   if (!options.IsValid(&error)) throw CLI::RuntimeError(error, 2);
   TamsiSolver solver(options);
@@ -62,24 +56,7 @@ void AddSolveCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("solve", "Solve one dumped contact problem (JSON, format tamsi-contact-problem)");
   cmd->add_option("problem", args->problem_path, "Problem file (JSON)")->required();
   cmd->add_option("--output", args->output_path, "Write the solution (v, fn, ft, vn, vt, summary) as JSON");
-  cmd->add_flag("--oneway", args->one_way, "One-way coupled scheme (normal forces frozen, SPD Newton matrix, eq. 17)");
-  cmd->add_flag("--no-tals", args->no_tals, "Plain Newton without the Transition-Aware Line Search");
-  cmd->add_flag("--plain-tals", args->plain_tals, "The paper's TALS instead of the exact line search")
-      ->excludes("--no-tals");
-  cmd->add_flag("--smooth-friction", args->smooth_friction, "C1 friction regularization instead of eq. 7");
-  cmd->add_option("--stiction-tolerance", args->options.stiction_tolerance, "Stiction tolerance v_s (m/s)")
-      ->check(Positive());
-  cmd->add_option("--relative-tolerance", args->options.relative_tolerance, "Convergence tolerance relative to v_s");
-  cmd->add_option("--max-iterations", args->options.max_iterations, "Newton iteration cap")->check(Positive());
-  cmd->add_option("--threads", args->options.num_threads, "Threads (0: all hardware threads)");
-  const std::map<std::string, LinearSolverType> backends{{"auto", LinearSolverType::kAuto},
-                                                         {"umfpack", LinearSolverType::kUmfpack},
-                                                         {"cholmod", LinearSolverType::kCholmod},
-                                                         {"klu", LinearSolverType::kKlu},
-                                                         {"dense", LinearSolverType::kDense}};
-  cmd->add_option("--linear-solver", args->options.linear_solver, "auto, umfpack, klu, cholmod or dense")
-      ->transform(CLI::CheckedTransformer(backends, CLI::ignore_case));
-  AddIterationOptions(cmd, &args->options);
+  AddSolverOptions(cmd, &args->options, &args->stiction_tolerance);
   cmd->add_flag("--full-report", args->full_report, "Print the full summary with the per-iteration history");
   cmd->callback([args] { RunSolve(*args); });
 }

@@ -1,28 +1,86 @@
 #include <tamsi/tamsi_solver.h>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "commands.h"
 
 namespace tamsi::cli {
+namespace {
 
-void AddIterationOptions(CLI::App* cmd, Options* options) {
-  static const std::map<std::string, NewtonSolve> kSolves{{"exact", NewtonSolve::kExact},
-                                                          {"reuse", NewtonSolve::kReuseFactorization},
-                                                          {"symmetric", NewtonSolve::kSymmetricPreconditioner}};
-  cmd->add_option("--newton-solve", options->newton_solve,
-                  "exact (a factorization per iteration), reuse (GMRES on kept factorizations) or symmetric (GMRES "
-                  "preconditioned by a Cholesky of M + h(W_nn + W_tt)); default " +
-                      std::string(ToString(options->newton_solve)))
-      ->transform(CLI::CheckedTransformer(kSolves, CLI::ignore_case));
-  static const std::map<std::string, FrictionNewton> kFrictions{{"primal-dual", FrictionNewton::kPrimalDual},
-                                                                {"tangent", FrictionNewton::kTangent}};
-  cmd->add_option("--friction-newton", options->friction_newton,
-                  "primal-dual (a dual friction direction per contact) or tangent (the paper's eq. 16 iteration); "
-                  "default " +
-                      std::string(ToString(options->friction_newton)))
-      ->transform(CLI::CheckedTransformer(kFrictions, CLI::ignore_case));
+/// `--flag NAME` for an enum setting, read with FromString: its canonical name (ToString), the same name in kebab-case
+/// or any case, or one of `aliases` (older spellings, each mapped to a canonical name).
+template <typename Enum>
+CLI::Option* AddEnumOption(CLI::App* cmd, const std::string& flag, Enum* value, const std::string& help,
+                           const std::map<std::string, std::string>& aliases = {}) {
+  std::string alias_help;
+  for (const auto& [alias, name] : aliases) alias_help += alias + " for " + name + ", ";
+  const CLI::Validator parse(
+      [aliases](std::string& input) -> std::string {
+        std::string name = input;
+        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+        const auto alias = aliases.find(name);
+        if (alias != aliases.end()) name = alias->second;
+        std::replace(name.begin(), name.end(), '-', '_');
+        try {
+          input = std::to_string(static_cast<int>(FromString<Enum>(name)));
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+        return "";
+      },
+      Spellings<Enum>());
+  return cmd
+      ->add_option(flag, *value,
+                   help + " (default " + ToString(*value) + "; aliases: " + alias_help + "each name in kebab-case)")
+      ->transform(parse);
+}
+
+}  // namespace
+
+void AddSolverOptions(CLI::App* cmd, Options* options, std::optional<double>* stiction_tolerance) {
+  CLI::Option* coupling = AddEnumOption(cmd, "--coupling", &options->coupling,
+                                        "two_way (TAMSI, eq. 23) or one_way (normal forces frozen, SPD Newton matrix, "
+                                        "eq. 17)");
+  cmd->add_flag_callback(
+         "--oneway", [options] { options->coupling = Coupling::kOneWay; }, "Alias of --coupling one_way")
+      ->excludes(coupling);
+  CLI::Option* regularization = AddEnumOption(cmd, "--regularization", &options->regularization,
+                                              "Friction regularization: linear (eq. 7) or smooth (C1)");
+  cmd->add_flag_callback(
+         "--smooth-friction", [options] { options->regularization = FrictionRegularization::kSmooth; },
+         "Alias of --regularization smooth")
+      ->excludes(regularization);
+  CLI::Option* line_search =
+      AddEnumOption(cmd, "--line-search", &options->line_search,
+                    "Step length: none (plain Newton), tals (the paper's TALS) or exact (TALS and an exact line "
+                    "search)");
+  CLI::Option* no_tals =
+      cmd->add_flag_callback(
+             "--no-tals", [options] { options->line_search = LineSearch::kNone; }, "Alias of --line-search none")
+          ->excludes(line_search);
+  cmd->add_flag_callback(
+         "--plain-tals", [options] { options->line_search = LineSearch::kTals; }, "Alias of --line-search tals")
+      ->excludes(line_search)
+      ->excludes(no_tals);
+  AddEnumOption(cmd, "--linear-solver", &options->linear_solver, "Backend of the Newton system");
+  AddEnumOption(cmd, "--newton-solve", &options->newton_solve,
+                "exact (a factorization per iteration), reuse_factorization (GMRES on kept factorizations) or "
+                "symmetric_preconditioner (GMRES preconditioned by a Cholesky of M + h(W_nn + W_tt))",
+                {{"reuse", "reuse_factorization"}, {"symmetric", "symmetric_preconditioner"}});
+  AddEnumOption(cmd, "--friction-newton", &options->friction_newton,
+                "primal_dual (a dual friction direction per contact) or tangent (the paper's eq. 16 iteration)");
+  cmd->add_option("--stiction-tolerance", *stiction_tolerance,
+                  "Stiction tolerance v_s (m/s); default: the scene's (run), 1e-4 (solve)")
+      ->check(Positive());
+  cmd->add_option("--relative-tolerance", options->relative_tolerance,
+                  "Convergence tolerance relative to v_s (default 1e-2)");
+  cmd->add_option("--max-iterations", options->max_iterations, "Newton iteration cap per solve (default 100)")
+      ->check(Positive());
+  cmd->add_option("--threads", options->num_threads, "Solver threads (0: all hardware threads)")->check(NonNegative());
   cmd->add_option("--krylov-tolerance", options->krylov_tolerance,
                   "GMRES's relative residual for the symmetric and reuse Newton solves (default 1e-3)")
       ->check(CLI::Range(0.0, 1.0));

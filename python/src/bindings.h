@@ -32,6 +32,23 @@ mjData* MjDataAddress(pybind11::handle data, const mjModel& model, const char* w
 /// A deep copy of `model` (mj_copyModel), with MuJoCo's errors routed to exceptions.
 scenes::ModelPtr CopyModel(const mjModel& model);
 
+/// A SolveCounters as a dict {name: value} (ForEachField), in declaration order.
+pybind11::dict CountersDict(const SolveCounters& counters);
+
+/// Binds the SolveCounters member `counters` of T: a read-only property `counters` (CountersDict) and one read-only
+/// property per field, named as in ForEachCounter (e.g. summary.krylov_iterations). A name T binds already (StepInfo's
+/// own time_solve, the solves' wall time) keeps T's meaning; its counter is then read from the dict.
+template <typename T>
+void BindCounters(pybind11::class_<T>& c, SolveCounters T::*counters) {
+  c.def_property_readonly(
+      "counters", [counters](const T& x) { return CountersDict(x.*counters); },
+      "the solver's counters and phase times (s) as a dict");
+  ForEachCounter([&](const char* name, auto member) {
+    if (!pybind11::hasattr(c, name))
+      c.def_property_readonly(name, [counters, member](const T& x) { return (x.*counters).*member; });
+  });
+}
+
 /// The settings tamsi.Simulator and tamsi.Stepper share by keyword (scenes::RunSettings; None leaves the scene's).
 scenes::RunSettings SolverSettings(const std::string& solver, const std::string& narrow_phase,
                                    std::optional<double> stiffness, std::optional<double> dissipation,

@@ -88,9 +88,9 @@ scenes::RunSettings SolverSettings(const std::string& solver, const std::string&
   settings.stiffness = stiffness;
   settings.dissipation = dissipation;
   settings.stiction_tolerance = stiction_tolerance;
-  settings.threads = threads;
-  settings.max_iterations = max_iterations;
   if (options) settings.iteration = *options;
+  settings.iteration.num_threads = threads;
+  if (max_iterations) settings.iteration.max_iterations = *max_iterations;
   return settings;
 }
 

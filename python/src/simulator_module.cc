@@ -184,14 +184,14 @@ Simulator(scene="gripper_mug_shake", *, solver="tamsi", mujoco_solver="", narrow
           stiffness=None, dissipation=None, stiction_tolerance=None, threads=1, max_iterations=None, options=None,
           keyframe="", bodies=200, seed=1, drop_speed=0.0, friction=None, controller=None)
 
-  solver              "tamsi" (two-way), "tamsi-oneway" or "mujoco" (MuJoCo's own solver)
+  solver              "tamsi", "mujoco" (MuJoCo's own solver), or "tamsi-oneway" (tamsi with coupling one_way)
   mujoco_solver       with solver "mujoco": "newton", "cg" or "pgs" ("" keeps the model's)
   dt                  time step h (s); the model's when None
   stiffness, dissipation
                       per-geom Hunt-Crossley k (N/m) and d (s/m) overriding MJCF user data
   stiction_tolerance  v_s (m/s); the scene's when None
   options             a tamsi.Options for the Newton iteration (newton_solve, friction_newton, krylov_tolerance,
-                      secant_safeguard, ...); solver, threads, max_iterations and v_s above replace its own
+                      secant_safeguard, coupling, ...); threads, max_iterations and v_s above replace its own
   bodies, seed, drop_speed
                       clutter_bin: number of free bodies, their seed, initial downward speed (m/s)
   friction            Coulomb mu of every geom (MJCF friction[0]), replacing the model's
@@ -208,8 +208,6 @@ void BindStepInfo(py::module_& m) {
   py::class_<StepInfo> s(m, "StepInfo", "What one step did.");
   s.def_readonly("substeps", &StepInfo::substeps);
   s.def_readonly("iterations", &StepInfo::iterations, "Newton iterations (MuJoCo: its solver iterations)");
-  s.def_readonly("secant_iterations", &StepInfo::secant_iterations);
-  s.def_readonly("primal_dual_fallbacks", &StepInfo::primal_dual_fallbacks);
   s.def_readonly("contacts", &StepInfo::contacts, "geom contacts");
   s.def_readonly("limit_rows", &StepInfo::limit_rows);
   s.def_readonly("equality_rows", &StepInfo::equality_rows);
@@ -217,6 +215,7 @@ void BindStepInfo(py::module_& m) {
   s.def_readonly("time_frontend", &StepInfo::time_frontend, "s");
   s.def_readonly("time_solve", &StepInfo::time_solve, "s");
   s.def_readonly("fast_bodies", &StepInfo::fast_bodies, "free bodies at risk of tunnelling");
+  BindCounters(s, &StepInfo::counters);
 
   py::class_<RunStatistics> r(m, "RunStatistics", "Totals over the steps taken; str() is the end-of-run summary.");
   r.def_readonly("steps", &RunStatistics::steps);
@@ -226,8 +225,6 @@ void BindStepInfo(py::module_& m) {
   r.def_readonly("time_solve", &RunStatistics::time_solve, "s");
   r.def_readonly("iterations_total", &RunStatistics::iterations_total);
   r.def_readonly("iterations_max", &RunStatistics::iterations_max);
-  r.def_readonly("secant_iterations", &RunStatistics::secant_iterations);
-  r.def_readonly("primal_dual_fallbacks", &RunStatistics::primal_dual_fallbacks);
   r.def_readonly("retried_steps", &RunStatistics::retried_steps);
   r.def_readonly("failed_solves", &RunStatistics::failed_solves);
   r.def_readonly("contacts_total", &RunStatistics::contacts_total);
@@ -235,6 +232,7 @@ void BindStepInfo(py::module_& m) {
   r.def_readonly("solves", &RunStatistics::solves);
   r.def_readonly("structure_reuses", &RunStatistics::structure_reuses);
   r.def_readonly("tunnelling_steps", &RunStatistics::tunnelling_steps);
+  BindCounters(r, &RunStatistics::counters);
   r.def_property_readonly("iterations_mean", &RunStatistics::iterations_mean);
   r.def_property_readonly("contacts_mean", &RunStatistics::contacts_mean);
   r.def_property_readonly("real_time_rate", &RunStatistics::real_time_rate, "simulated s per wall-clock s");

@@ -4,7 +4,6 @@
 #include <tamsi/problem_io.h>
 #include <tamsi/tamsi_solver.h>
 
-#include <initializer_list>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -19,9 +18,19 @@ namespace {
 
 /// Binds enum E with the library's own names (ToString) as its Python members.
 template <typename E>
-void BindEnum(py::module_& m, const char* name, const char* doc, std::initializer_list<E> values) {
+py::enum_<E> BindEnum(py::module_& m, const char* name, const char* doc) {
   py::enum_<E> binding(m, name, doc);
-  for (E value : values) binding.value(ToString(value), value);
+  for (E value : AllValues(E{})) binding.value(ToString(value), value);
+  return binding;
+}
+
+/// BindEnum for a setting, with E.from_string(name): the member named `name` (FromString), else ValueError naming
+/// the value and the accepted names.
+template <typename E>
+void BindSettingEnum(py::module_& m, const char* name, const char* doc) {
+  BindEnum<E>(m, name, doc)
+      .def_static("from_string", &FromString<E>, py::arg("name"),
+                  "The member named `name`; ValueError naming the accepted names otherwise.");
 }
 
 constexpr const char* kProblemDoc = R"doc(
@@ -148,22 +157,14 @@ void BindProblem(py::module_& m) {
 }
 
 void BindOptions(py::module_& m) {
-  BindEnum<Coupling>(m, "Coupling", "How normal forces enter Newton: two_way (TAMSI, eq. 23) or one_way (eq. 17).",
-                     {Coupling::kTwoWay, Coupling::kOneWay});
-  BindEnum<FrictionRegularization>(m, "FrictionRegularization", "linear (eq. 7) or smooth (C1).",
-                                   {FrictionRegularization::kLinear, FrictionRegularization::kSmooth});
-  BindEnum<LineSearch>(m, "LineSearch", "none, tals (Sec. III-A) or exact (TALS and an exact line search).",
-                       {LineSearch::kNone, LineSearch::kTals, LineSearch::kExact});
-  BindEnum<NewtonSolve>(m, "NewtonSolve", "How each island's Newton system is solved for dv.",
-                        {NewtonSolve::kExact, NewtonSolve::kReuseFactorization, NewtonSolve::kSymmetricPreconditioner});
-  BindEnum<FrictionNewton>(m, "FrictionNewton", "tangent (the paper's eq. 16) or primal_dual (the default).",
-                           {FrictionNewton::kTangent, FrictionNewton::kPrimalDual});
-  BindEnum<LinearSolverType>(m, "LinearSolverType", "Backend of the Newton system.",
-                             {LinearSolverType::kAuto, LinearSolverType::kUmfpack, LinearSolverType::kKlu,
-                              LinearSolverType::kCholmod, LinearSolverType::kDense});
-  BindEnum<Status>(
-      m, "Status", "Outcome of a solve.",
-      {Status::kSuccess, Status::kMaxIterationsReached, Status::kLinearSolverFailed, Status::kNonFiniteValues});
+  BindSettingEnum<Coupling>(m, "Coupling",
+                            "How normal forces enter Newton: two_way (TAMSI, eq. 23) or one_way (eq. 17).");
+  BindSettingEnum<FrictionRegularization>(m, "FrictionRegularization", "linear (eq. 7) or smooth (C1).");
+  BindSettingEnum<LineSearch>(m, "LineSearch", "none, tals (Sec. III-A) or exact (TALS and an exact line search).");
+  BindSettingEnum<NewtonSolve>(m, "NewtonSolve", "How each island's Newton system is solved for dv.");
+  BindSettingEnum<FrictionNewton>(m, "FrictionNewton", "tangent (the paper's eq. 16) or primal_dual (the default).");
+  BindSettingEnum<LinearSolverType>(m, "LinearSolverType", "Backend of the Newton system.");
+  BindEnum<Status>(m, "Status", "Outcome of a solve.");
 
   py::class_<Options> o(
       m, "Options",
@@ -211,8 +212,6 @@ void BindResult(py::module_& m) {
   s.def_readonly("line_search_evaluations", &Summary::line_search_evaluations);
   s.def_readonly("tals_fallbacks", &Summary::tals_fallbacks);
   s.def_readonly("secant_islands", &Summary::secant_islands);
-  s.def_readonly("secant_iterations", &Summary::secant_iterations);
-  s.def_readonly("primal_dual_fallbacks", &Summary::primal_dual_fallbacks);
   s.def_readonly("num_islands", &Summary::num_islands);
   s.def_readonly("largest_island", &Summary::largest_island);
   s.def_readonly("stick_slip_transitions", &Summary::stick_slip_transitions);
@@ -222,20 +221,6 @@ void BindResult(py::module_& m) {
   s.def_readonly("max_constraint_violation", &Summary::max_constraint_violation);
   s.def_readonly("structure_reused", &Summary::structure_reused);
   s.def_readonly("newton_matrix_nnz", &Summary::newton_matrix_nnz);
-  s.def_readonly("symbolic_factorizations", &Summary::symbolic_factorizations);
-  s.def_readonly("numeric_factorizations", &Summary::numeric_factorizations);
-  s.def_readonly("newton_systems", &Summary::newton_systems);
-  s.def_readonly("krylov_solves", &Summary::krylov_solves);
-  s.def_readonly("krylov_iterations", &Summary::krylov_iterations);
-  s.def_readonly("schwarz_islands", &Summary::schwarz_islands);
-  s.def_readonly("schwarz_subdomains", &Summary::schwarz_subdomains);
-  s.def_readonly("time_residual", &Summary::time_residual, "s");
-  s.def_readonly("time_assembly", &Summary::time_assembly, "s");
-  s.def_readonly("time_symbolic", &Summary::time_symbolic, "s");
-  s.def_readonly("time_numeric", &Summary::time_numeric, "s");
-  s.def_readonly("time_solve", &Summary::time_solve, "s");
-  s.def_readonly("time_line_search", &Summary::time_line_search, "s");
-  s.def_readonly("time_total", &Summary::time_total, "s (wall clock)");
   s.def_readonly("num_threads_given", &Summary::num_threads_given);
   s.def_readonly("num_threads_used", &Summary::num_threads_used);
   s.def_readonly("linear_solver_given", &Summary::linear_solver_given);
@@ -245,6 +230,7 @@ void BindResult(py::module_& m) {
   s.def_readonly("newton_solve", &Summary::newton_solve);
   s.def_readonly("friction_newton", &Summary::friction_newton);
   s.def_readonly("message", &Summary::message, "the backend's words when status is linear_solver_failed");
+  BindCounters(s, &Summary::counters);
   s.def("brief_report", &Summary::BriefReport, "One line: status, iterations, final residuals, time.");
   s.def("full_report", &Summary::FullReport, "A table of every field with the per-iteration history.");
   s.def("__str__", &Summary::BriefReport);
@@ -304,6 +290,12 @@ void BindSolverClass(py::module_& m) {
 }
 
 }  // namespace
+
+py::dict CountersDict(const SolveCounters& counters) {
+  py::dict d;
+  ForEachField(counters, [&](const char* name, auto value) { d[name] = value; });
+  return d;
+}
 
 void BindSolver(py::module_& m) {
   py::register_exception<ProblemFormatError>(m, "ProblemFormatError", PyExc_ValueError);

@@ -35,9 +35,10 @@ def make_options(**fields):
             raise ValueError(f"Options.{name}: no such field")
         enum = _ENUM_FIELDS.get(name)
         if enum is not None and isinstance(value, str):
-            if value not in enum.__members__:
-                raise ValueError(f"Options.{name}: expected one of {', '.join(enum.__members__)}, got '{value}'")
-            value = enum.__members__[value]
+            try:
+                value = enum.from_string(value)
+            except ValueError as error:
+                raise ValueError(f"Options.{name}: {error}") from None
         try:
             setattr(options, name, value)
         except TypeError:

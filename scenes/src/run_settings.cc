@@ -49,9 +49,7 @@ SimulatorOptions MakeSimulatorOptions(const RunSettings& settings, const Scene& 
   SimulatorOptions options;
   options.engine = Lookup(kEngines, settings.solver, "solver");
   options.solver = settings.iteration;
-  options.solver.coupling = settings.solver == "tamsi-oneway" ? Coupling::kOneWay : Coupling::kTwoWay;
-  options.solver.num_threads = settings.threads;
-  if (settings.max_iterations) options.solver.max_iterations = *settings.max_iterations;
+  if (settings.solver == "tamsi-oneway") options.solver.coupling = Coupling::kOneWay;
   options.solver.stiction_tolerance = settings.stiction_tolerance.value_or(scene.stiction_tolerance);
   options.time_step = settings.time_step.value_or(0.0);
   options.contact = scene.contact;

@@ -59,17 +59,6 @@ constexpr int kMujocoFatalWarnings[] = {mjWARN_CONTACTFULL, mjWARN_CNSTRFULL, mj
 
 }  // namespace
 
-SolvePhases& SolvePhases::operator+=(const SolvePhases& other) {
-  residual += other.residual;
-  assembly += other.assembly;
-  factorization += other.factorization;
-  linear_solves += other.linear_solves;
-  line_search += other.line_search;
-  numeric_factorizations += other.numeric_factorizations;
-  krylov_iterations += other.krylov_iterations;
-  return *this;
-}
-
 RunStatistics& RunStatistics::operator+=(const RunStatistics& other) {
   steps += other.steps;
   sim_time += other.sim_time;
@@ -78,8 +67,6 @@ RunStatistics& RunStatistics::operator+=(const RunStatistics& other) {
   time_solve += other.time_solve;
   iterations_total += other.iterations_total;
   iterations_max = std::max(iterations_max, other.iterations_max);
-  secant_iterations += other.secant_iterations;
-  primal_dual_fallbacks += other.primal_dual_fallbacks;
   retried_steps += other.retried_steps;
   failed_solves += other.failed_solves;
   contacts_total += other.contacts_total;
@@ -90,7 +77,7 @@ RunStatistics& RunStatistics::operator+=(const RunStatistics& other) {
   equality_rows_max = std::max(equality_rows_max, other.equality_rows_max);
   limit_violation_max = std::max(limit_violation_max, other.limit_violation_max);
   equality_violation_max = std::max(equality_violation_max, other.equality_violation_max);
-  phases += other.phases;
+  counters += other.counters;
   if (tunnelling_steps == 0) first_tunnelling = other.first_tunnelling;
   tunnelling_steps += other.tunnelling_steps;
   return *this;
@@ -105,7 +92,7 @@ std::string RunStatistics::Report() const {
   out << "real-time rate   " << Format("%.4g", real_time_rate()) << "x\n";
   out << "iterations       mean " << Format("%.3g", iterations_mean()) << ", max " << iterations_max;
   if (solves > 0) {
-    out << " (" << secant_iterations << " with the secant safeguard; " << primal_dual_fallbacks
+    out << " (" << counters.secant_iterations << " with the secant safeguard; " << counters.primal_dual_fallbacks
         << " primal-dual fallbacks)\n";
   } else {
     out << " (MuJoCo's solver: per step, the most of any of its islands)\n";
@@ -118,11 +105,11 @@ std::string RunStatistics::Report() const {
         << ", equalities " << Format("%.3g", equality_violation_max) << " (m or rad)\n";
   }
   if (solves > 0) {
-    out << "solver phases    residual " << Format("%.4g", phases.residual) << " s, assembly "
-        << Format("%.4g", phases.assembly) << " s, factorization " << Format("%.4g", phases.factorization) << " s ("
-        << phases.numeric_factorizations << " numeric), linear solves " << Format("%.4g", phases.linear_solves)
-        << " s (" << phases.krylov_iterations << " GMRES iterations), line search "
-        << Format("%.4g", phases.line_search) << " s\n";
+    out << "solver phases    residual " << Format("%.4g", counters.time_residual) << " s, assembly "
+        << Format("%.4g", counters.time_assembly) << " s, factorization "
+        << Format("%.4g", counters.time_symbolic + counters.time_numeric) << " s (" << counters.numeric_factorizations
+        << " numeric), linear solves " << Format("%.4g", counters.time_solve) << " s (" << counters.krylov_iterations
+        << " GMRES iterations), line search " << Format("%.4g", counters.time_line_search) << " s\n";
     out << "structure reused " << structure_reuses << " of " << solves << " solves ("
         << Format("%.3g", 100.0 * structure_reuses / solves) << " %)\n";
   }
@@ -199,8 +186,6 @@ StepInfo Simulator::Step() {
   stats_.time_solve += info.time_solve;
   stats_.iterations_total += info.iterations;
   stats_.iterations_max = std::max(stats_.iterations_max, info.iterations);
-  stats_.secant_iterations += info.secant_iterations;
-  stats_.primal_dual_fallbacks += info.primal_dual_fallbacks;
   stats_.contacts_total += info.contacts;
   stats_.contacts_max = std::max(stats_.contacts_max, info.contacts);
   stats_.limit_rows_max = std::max(stats_.limit_rows_max, info.limit_rows);
@@ -211,7 +196,7 @@ StepInfo Simulator::Step() {
   stats_.failed_solves += info.failed_solves;
   stats_.solves += info.solves;
   stats_.structure_reuses += info.structure_reuses;
-  stats_.phases += info.phases;
+  stats_.counters += info.counters;
   if (info.fast_bodies > 0 && stats_.tunnelling_steps++ == 0) {
     const char* name = mj_id2name(model_.get(), mjOBJ_BODY, info.fastest_body);
     const FreeBody* fastest = nullptr;
@@ -351,8 +336,6 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
   problem_.g0 = g_start_;
   substep_failure_.clear();
   info->iterations = 0;
-  info->secant_iterations = 0;
-  info->primal_dual_fallbacks = 0;
   const Eigen::VectorXd& tau = builder_.generalized_forces();
   const Eigen::VectorXd& damping = builder_.implicit_damping();
   for (int s = 0; s < substeps; ++s) {
@@ -369,13 +352,7 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
     info->solves += 1;
     info->structure_reuses += result_.summary.structure_reused;
     info->iterations += result_.summary.iterations;
-    info->secant_iterations += result_.summary.secant_iterations;
-    info->primal_dual_fallbacks += result_.summary.primal_dual_fallbacks;
-    const Summary& summary = result_.summary;
-    info->phases +=
-        SolvePhases{summary.time_residual,    summary.time_assembly,    summary.time_symbolic + summary.time_numeric,
-                    summary.time_solve,       summary.time_line_search, summary.numeric_factorizations,
-                    summary.krylov_iterations};
+    info->counters += result_.summary.counters;
     if (!result_.ok()) {
       if (failure_sink_) failure_sink_(problem_, stats_.steps, s, substeps);
       return false;

@@ -62,6 +62,7 @@ kernels::SlidingBlock IslandNewton::sliding_block() const {
 
 void IslandNewton::Iterate(const IslandIterationData& data) {
   record_ = IslandIterationRecord{};
+  record_.counters.newton_systems = 1;
   ++phase_iterations_;
   GatherSystem(data);
   if (!CalcSearchDirection(data)) return;
@@ -76,7 +77,7 @@ void IslandNewton::Iterate(const IslandIterationData& data) {
   const IslandPartition& P = data.partition;
   const int* dofs = P.velocities.data() + P.velocity_ptr[k_];
   for (int a = 0; a < P.num_velocities(k_); ++a) data.v[dofs[a]] += record_.alpha * dv_[a];
-  record_.time_line_search = Seconds(t);
+  record_.counters.time_line_search = Seconds(t);
   // Converged when the full Newton update of every contact is below the tolerance, tangential and normal alike.
   const double tolerance = data.options.relative_tolerance * data.options.stiction_tolerance;
   if (record_.vt_residual <= tolerance && record_.vn_residual <= tolerance) {
@@ -113,7 +114,7 @@ bool IslandNewton::CalcSearchDirection(const IslandIterationData& data) {
   if (UsesSymmetricPreconditioner(data)) solved = SolveWithSymmetricPreconditioner(data);
   if (o.newton_solve == NewtonSolve::kReuseFactorization && factorized_ && !refactor_)
     solved = SolveWithKeptFactorization(data);
-  record_.krylov_solved = solved;
+  record_.counters.krylov_solves = solved;
   return solved || SolveExactly();
 }
 
@@ -154,14 +155,14 @@ bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
         symmetric_solver_ = MakeLinearSolver(LinearSolverType::kCholmod, /*symmetric=*/true, num_threads_);
       symmetric_analyzed_ = symmetric_solver_->Analyze(S, nullptr);
     }
-    record_.symbolic_factorizations += 1;
-    record_.time_symbolic += Seconds(t);
+    record_.counters.symbolic_factorizations += 1;
+    record_.counters.time_symbolic += Seconds(t);
     t = Clock::now();
   }
   if (!symmetric_analyzed_) return false;
   const bool factored = schwarz_ ? schwarz_->Factor(data.budget, S, nullptr) : symmetric_solver_->Factor(S, nullptr);
-  record_.numeric_factorizations += 1;
-  record_.time_numeric += Seconds(t);
+  record_.counters.numeric_factorizations += 1;
+  record_.counters.time_numeric += Seconds(t);
   return factored;
 }
 
@@ -170,9 +171,11 @@ bool IslandNewton::SolveWithGmres(const IslandIterationData& data, const Precond
   const Clock::time_point t = Clock::now();
   if (!gmres_analyzed_) gmres_.Analyze(matrix_);
   gmres_analyzed_ = true;
-  const bool solved = gmres_.Solve(data.budget, matrix_, precondition, max_iterations, tolerance, rhs_, &dv_,
-                                   &record_.krylov_iterations);
-  record_.time_solve += Seconds(t);
+  int iterations = 0;
+  const bool solved =
+      gmres_.Solve(data.budget, matrix_, precondition, max_iterations, tolerance, rhs_, &dv_, &iterations);
+  record_.counters.krylov_iterations = iterations;
+  record_.counters.time_solve += Seconds(t);
   return solved;
 }
 
@@ -184,7 +187,7 @@ bool IslandNewton::SolveWithKeptFactorization(const IslandIterationData& data) {
   const bool solved = SolveWithGmres(
       data, [&](const Eigen::VectorXd& r, Eigen::VectorXd* z) { return linear_solver_->Solve(r, z, nullptr); },
       o.krylov_tolerance, o.max_krylov_iterations);
-  refactor_ = !solved || 2 * record_.krylov_iterations > o.max_krylov_iterations;
+  refactor_ = !solved || 2 * record_.counters.krylov_iterations > o.max_krylov_iterations;
   return solved;
 }
 
@@ -193,18 +196,18 @@ bool IslandNewton::SolveExactly() {
   if (!analyzed_) {
     if (!linear_solver_->Analyze(matrix_, &message_)) return Fail(Status::kLinearSolverFailed);
     analyzed_ = true;
-    record_.symbolic_factorizations += 1;
-    record_.time_symbolic += Seconds(t);
+    record_.counters.symbolic_factorizations += 1;
+    record_.counters.time_symbolic += Seconds(t);
     t = Clock::now();
   }
   factorized_ = linear_solver_->Factor(matrix_, &message_);
-  record_.numeric_factorizations += 1;
+  record_.counters.numeric_factorizations += 1;
   refactor_ = false;
-  record_.time_numeric += Seconds(t);
+  record_.counters.time_numeric += Seconds(t);
   if (!factorized_) return Fail(Status::kLinearSolverFailed);
   t = Clock::now();
   const bool solved = linear_solver_->Solve(rhs_, &dv_, &message_);
-  record_.time_solve += Seconds(t);
+  record_.counters.time_solve += Seconds(t);
   return solved || Fail(Status::kLinearSolverFailed);
 }
 

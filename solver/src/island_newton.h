@@ -48,11 +48,9 @@ struct IslandIterationRecord {
   int tals_limited_contacts{0};
   int line_search_evaluations{0};
   bool tals_fallback{false};
-  int symbolic_factorizations{0};
-  int numeric_factorizations{0};
-  int krylov_iterations{0};
-  bool krylov_solved{false};  // the Newton system was solved by GMRES to its tolerance
-  double time_symbolic{0}, time_numeric{0}, time_solve{0}, time_line_search{0};
+  /// The iteration's factorizations, GMRES iterations, its one Newton system (and whether GMRES solved it to its
+  /// tolerance) and per-island phase times.
+  SolveCounters counters;
 };
 
 /// Newton state of island `k` of a partition, kept across solves while the Newton matrix's pattern holds (its

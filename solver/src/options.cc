@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 namespace tamsi {
 
@@ -68,6 +69,31 @@ const char* ToString(NewtonSolve newton_solve) {
 
 const char* ToString(FrictionNewton friction_newton) {
   return friction_newton == FrictionNewton::kTangent ? "tangent" : "primal_dual";
+}
+
+std::vector<Status> AllValues(Status) {
+  return {Status::kSuccess, Status::kMaxIterationsReached, Status::kLinearSolverFailed, Status::kNonFiniteValues};
+}
+
+std::vector<LinearSolverType> AllValues(LinearSolverType) {
+  return {LinearSolverType::kAuto, LinearSolverType::kUmfpack, LinearSolverType::kKlu, LinearSolverType::kCholmod,
+          LinearSolverType::kDense};
+}
+
+std::vector<Coupling> AllValues(Coupling) { return {Coupling::kTwoWay, Coupling::kOneWay}; }
+
+std::vector<FrictionRegularization> AllValues(FrictionRegularization) {
+  return {FrictionRegularization::kLinear, FrictionRegularization::kSmooth};
+}
+
+std::vector<LineSearch> AllValues(LineSearch) { return {LineSearch::kNone, LineSearch::kTals, LineSearch::kExact}; }
+
+std::vector<NewtonSolve> AllValues(NewtonSolve) {
+  return {NewtonSolve::kExact, NewtonSolve::kReuseFactorization, NewtonSolve::kSymmetricPreconditioner};
+}
+
+std::vector<FrictionNewton> AllValues(FrictionNewton) {
+  return {FrictionNewton::kTangent, FrictionNewton::kPrimalDual};
 }
 
 bool Options::IsValid(std::string* error) const {

@@ -3,6 +3,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 
 namespace tamsi {
 namespace {
@@ -17,14 +18,28 @@ std::string Format(const char* format, ...) {
   return buffer;
 }
 
+/// The number of fields ForEachCounter names.
+constexpr int NumCounters() {
+  int n = 0;
+  ForEachCounter([&n](const char*, auto) { ++n; });
+  return n;
+}
+// Every field is 8 bytes (long long or double): a field missing from ForEachCounter changes the size.
+static_assert(sizeof(SolveCounters) == 8 * NumCounters(), "ForEachCounter must name every field of SolveCounters");
+
 }  // namespace
+
+SolveCounters& SolveCounters::operator+=(const SolveCounters& other) {
+  ForEachCounter([&](const char*, auto member) { this->*member += other.*member; });
+  return *this;
+}
 
 std::string Summary::BriefReport() const {
   const double vt = vt_residual.empty() ? 0.0 : vt_residual.back();
   const double vn = vn_residual.empty() ? 0.0 : vn_residual.back();
-  return Format("TAMSI %s: %s, %d iterations (%d secant), |dvt| %.2e m/s, |dvn| %.2e m/s, nv %d, nc %d, %s, %.3g ms",
-                ToString(coupling), ToString(status), iterations, secant_iterations, vt, vn, num_velocities,
-                num_contacts, ToString(linear_solver_used), 1e3 * time_total);
+  return Format("TAMSI %s: %s, %d iterations (%lld secant), |dvt| %.2e m/s, |dvn| %.2e m/s, nv %d, nc %d, %s, %.3g ms",
+                ToString(coupling), ToString(status), iterations, counters.secant_iterations, vt, vn, num_velocities,
+                num_contacts, ToString(linear_solver_used), 1e3 * counters.time_total);
 }
 
 std::string Summary::FullReport() const {
@@ -34,8 +49,7 @@ std::string Summary::FullReport() const {
   out += Format("  %-28s %s\n", "coupling", ToString(coupling));
   out += Format("  %-28s %s\n", "line search", ToString(line_search));
   out += Format("  %-28s %s\n", "Newton solve", ToString(newton_solve));
-  out += Format("  %-28s %s (%d islands fell back to tangent)\n", "friction Newton", ToString(friction_newton),
-                primal_dual_fallbacks);
+  out += Format("  %-28s %s\n", "friction Newton", ToString(friction_newton));
   out += Format("  %-28s %d\n", "velocities nv", num_velocities);
   out += Format("  %-28s %d\n", "contacts nc", num_contacts);
   out += Format("  %-28s %d (largest violation %.3g)\n", "bilateral constraints nb", num_constraints,
@@ -46,21 +60,17 @@ std::string Summary::FullReport() const {
   out += Format("  %-28s %d / %d\n", "threads given/used", num_threads_given, num_threads_used);
   out += Format("  %-28s %d (largest: %d velocities)\n", "islands", num_islands, largest_island);
   out += Format("  %-28s %s\n", "structure reused", structure_reused ? "yes" : "no");
-  out += Format("  %-28s %d (%d with secant islands)\n", "iterations", iterations, secant_iterations);
-  out += Format("  %-28s %d symbolic, %d numeric\n", "factorizations", symbolic_factorizations, numeric_factorizations);
-  out += Format("  %-28s %d of %d Newton systems (%.0f %%), %d iterations\n", "solved by GMRES", krylov_solves,
-                newton_systems, newton_systems ? 100.0 * krylov_solves / newton_systems : 0.0, krylov_iterations);
-  out += Format("  %-28s %d islands, %d subdomains\n", "Schwarz preconditioner", schwarz_islands, schwarz_subdomains);
+  out += Format("  %-28s %d\n", "iterations", iterations);
   out += Format("  %-28s %d\n", "stick/slip transitions", stick_slip_transitions);
-  out += "  time (ms)\n";
-  const std::pair<const char*, double> phases[] = {{"residual and forces", time_residual},
-                                                   {"assembly", time_assembly},
-                                                   {"symbolic analysis", time_symbolic},
-                                                   {"numeric factorization", time_numeric},
-                                                   {"triangular solves", time_solve},
-                                                   {"line search", time_line_search},
-                                                   {"total", time_total}};
-  for (const auto& [name, seconds] : phases) out += Format("    %-26s %10.3f\n", name, 1e3 * seconds);
+  std::string times = "  time (ms)\n";
+  out += "  counters\n";
+  ForEachField(counters, [&](const char* name, auto value) {
+    if constexpr (std::is_floating_point_v<decltype(value)>)
+      times += Format("    %-26s %10.3f\n", name + 5, 1e3 * value);  // "time_residual" → "residual"
+    else
+      out += Format("    %-26s %lld\n", name, value);
+  });
+  out += times;
   out +=
       "  iter   |dvt| (m/s)   |dvn| (m/s)   alpha      TALS-limited  line-search-evals  TALS-fallbacks  "
       "secant-islands\n";

@@ -169,7 +169,7 @@ void TamsiSolver::Impl::CalcStructure(const ContactProblem& problem, const Optio
   if (s->linear_solver_used != LinearSolverType::kDense && two_way &&
       o.newton_solve == NewtonSolve::kSymmetricPreconditioner)
     s->linear_solver_used = LinearSolverType::kCholmod;
-  s->time_assembly += Seconds(t);
+  s->counters.time_assembly += Seconds(t);
 }
 
 void TamsiSolver::Impl::CalcMassFactorization(Summary* s) {
@@ -181,7 +181,7 @@ void TamsiSolver::Impl::CalcMassFactorization(Summary* s) {
     if (!mass_analyzed) throw std::invalid_argument("ContactProblem.M: " + message);
   }
   const bool ok = mass.Factor(M, &message);
-  s->time_numeric += Seconds(t);
+  s->counters.time_numeric += Seconds(t);
   if (!ok) throw std::invalid_argument("ContactProblem.M: must be positive definite (" + message + ")");
 }
 
@@ -195,7 +195,7 @@ bool TamsiSolver::Impl::CalcInitialIterate(const ContactProblem& problem, Summar
   if (nv == 0) return true;
   const Clock::time_point t = Clock::now();
   const bool ok = mass.Solve(system->p_star(), &v, &s->message);
-  s->time_numeric += Seconds(t);
+  s->counters.time_numeric += Seconds(t);
   if (!ok) {
     s->message = "free-motion solve M v* = p*: " + s->message;
     v.setZero();
@@ -224,7 +224,7 @@ int TamsiSolver::Impl::UpdatePhases(const Options& o, Summary* s) {
     internal::IslandNewton& island = islands[k];
     const internal::IslandNewton::Phase before = island.phase();
     if (island.UpdatePhase(o)) {
-      s->primal_dual_fallbacks += before == internal::IslandNewton::Phase::kPrimalDual;
+      s->counters.primal_dual_fallbacks += before == internal::IslandNewton::Phase::kPrimalDual;
       for (int c = partition.contact_ptr[k]; c < partition.contact_ptr[k + 1]; ++c)
         sliding_block[partition.contacts[c]] = island.sliding_block();
     }
@@ -244,15 +244,7 @@ void TamsiSolver::Impl::RecordIteration(int iteration, int secant_islands, Summa
     limited += r.tals_limited_contacts;
     evaluations += r.line_search_evaluations;
     fallbacks += r.tals_fallback;
-    s->time_symbolic += r.time_symbolic;
-    s->time_numeric += r.time_numeric;
-    s->time_solve += r.time_solve;
-    s->time_line_search += r.time_line_search;
-    s->symbolic_factorizations += r.symbolic_factorizations;
-    s->numeric_factorizations += r.numeric_factorizations;
-    s->krylov_iterations += r.krylov_iterations;
-    s->newton_systems += 1;
-    s->krylov_solves += r.krylov_solved;
+    s->counters += r.counters;
   }
   s->vt_residual.push_back(vt_residual);
   s->vn_residual.push_back(vn_residual);
@@ -261,7 +253,7 @@ void TamsiSolver::Impl::RecordIteration(int iteration, int secant_islands, Summa
   s->line_search_evaluations.push_back(evaluations);
   s->tals_fallbacks.push_back(fallbacks);
   s->secant_islands.push_back(secant_islands);
-  s->secant_iterations += secant_islands > 0;
+  s->counters.secant_iterations += secant_islands > 0;
   s->iterations = iteration + 1;
 }
 
@@ -281,7 +273,7 @@ Status TamsiSolver::Impl::Finish(Status status, Clock::time_point start, const O
   Summary& s = result->summary;
   const Clock::time_point t = Clock::now();
   system->Evaluate(v);
-  s.time_residual += Seconds(t);
+  s.counters.time_residual += Seconds(t);
   if (has_vt_first)
     for (int i = 0; i < s.num_contacts; ++i)
       s.stick_slip_transitions += (vt_first.segment<2>(2 * i).norm() < o.stiction_tolerance) !=
@@ -293,11 +285,11 @@ Status TamsiSolver::Impl::Finish(Status status, Clock::time_point start, const O
   result->ft = system->ft();
   system->CalcConstraintForces(v, &result->constraint_forces, &s.max_constraint_violation);
   for (const internal::IslandNewton& island : islands) {
-    s.schwarz_islands += island.schwarz_subdomains() > 0;
-    s.schwarz_subdomains += island.schwarz_subdomains();
+    s.counters.schwarz_islands += island.schwarz_subdomains() > 0;
+    s.counters.schwarz_subdomains += island.schwarz_subdomains();
   }
   s.status = status;
-  s.time_total = Seconds(start);
+  s.counters.time_total = Seconds(start);
   return status;
 }
 
@@ -353,11 +345,11 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       w.vt_first = system.vt();
       w.has_vt_first = true;
     }
-    s.time_residual += Seconds(t);
+    s.counters.time_residual += Seconds(t);
     if (!system.residual().allFinite()) return w.Finish(Status::kNonFiniteValues, start, o, result);
     t = Clock::now();
     system.Assemble(symmetric_preconditioner ? &w.symmetric_values : nullptr);
-    s.time_assembly += Seconds(t);
+    s.counters.time_assembly += Seconds(t);
 
     // Islands in parallel: each writes only its own velocities, contacts and IslandNewton.
     w.budget.For(static_cast<int>(w.active.size()), 1, [&](int begin, int end) {

@@ -29,6 +29,10 @@ def test_box_rests_on_its_contacts():
     # At rest the contacts carry the weight.
     assert contacts["fn"].sum() == pytest.approx(BOX_MASS * G, rel=1e-2)
     assert sim.statistics.real_time_rate > 0 and "steps" in str(sim.statistics)
+    # The solver's counters summed over the steps: attributes by their Summary names, and the dict; time_solve stays the
+    # simulator's own (the solves' wall clock), the triangular solves' time is the dict's.
+    assert stats.numeric_factorizations == stats.counters["numeric_factorizations"] >= stats.steps
+    assert stats.primal_dual_fallbacks == 0 and stats.time_solve >= stats.counters["time_solve"]
 
 
 def test_controller_callback_changes_the_motion():

@@ -63,7 +63,8 @@ def test_named_errors():
         tamsi.ContactProblem.read(os.path.join(DATA, "bad_problem.json"))
     with pytest.raises(ValueError, match=r"Options\.stiction_tolerance"):
         tamsi.make_options(stiction_tolerance=-1.0)
-    with pytest.raises(ValueError, match=r"Options\.friction_newton: expected one of"):
+    with pytest.raises(ValueError,
+                       match=r"Options\.friction_newton: unknown value 'newton' \(expected tangent or primal_dual\)"):
         tamsi.make_options(friction_newton="newton")
     options = tamsi.Options()
     options.max_iterations = 0
@@ -195,3 +196,23 @@ def test_make_options_names_bad_fields():
     # A thread budget that would exhaust memory in the thread pool is refused before any thread starts.
     with pytest.raises(ValueError, match="Options.num_threads: must be in \\[0, [0-9]+\\]"):
         tamsi.make_options(num_threads=2**28)
+
+
+def test_enum_settings_read_their_one_name():
+    # Every setting's enum reads back its members' names (FromString), as make_options and sweep files do.
+    for enum in (tamsi.Coupling, tamsi.FrictionRegularization, tamsi.LineSearch, tamsi.NewtonSolve,
+                 tamsi.FrictionNewton, tamsi.LinearSolverType):
+        for name, member in enum.__members__.items():
+            assert enum.from_string(name) == member
+    assert tamsi.make_options(newton_solve="reuse_factorization").newton_solve == tamsi.NewtonSolve.reuse_factorization
+    with pytest.raises(ValueError, match=r"unknown value 'symmetric' \(expected exact, reuse_factorization or "
+                                         r"symmetric_preconditioner\)"):
+        tamsi.NewtonSolve.from_string("symmetric")
+
+
+def test_summary_counters_are_attributes_and_a_dict():
+    summary = tamsi.TamsiSolver().solve(block_on_ground(0.0)).summary
+    assert list(summary.counters)[:2] == ["secant_iterations", "primal_dual_fallbacks"]
+    for name, value in summary.counters.items():
+        assert getattr(summary, name) == value
+    assert summary.numeric_factorizations >= 1 and summary.time_total > 0

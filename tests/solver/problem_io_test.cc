@@ -48,7 +48,7 @@ TEST(ProblemIo, RoundTripIsExactAndReplaysToTheSameSolution) {
   EXPECT_EQ(doc["v"].get<std::vector<double>>(), std::vector<double>(a.v.data(), a.v.data() + a.v.size()));
   EXPECT_EQ(doc["iterations"], a.summary.iterations);
   EXPECT_EQ(doc["summary"]["secant_islands"].get<std::vector<int>>(), a.summary.secant_islands);
-  EXPECT_EQ(doc["summary"]["secant_iterations"], a.summary.secant_iterations);
+  EXPECT_EQ(doc["summary"]["secant_iterations"], a.summary.counters.secant_iterations);
 }
 
 TEST(ProblemIo, OptionalFieldsMayBeAbsent) {

@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <random>
+#include <stdexcept>
+#include <string>
 
 #include "point_mass.h"
 #include "random_problem.h"
@@ -202,17 +204,17 @@ TEST(TamsiSolver, ReusesTheSymbolicAnalysisWhileThePatternHolds) {
   Result first, second, other;
   ContactProblem problem = RandomProblem(100, 30, 3);
   ASSERT_EQ(solver.Solve(problem, &first), Status::kSuccess);
-  EXPECT_EQ(first.summary.symbolic_factorizations, 1);
-  EXPECT_EQ(first.summary.numeric_factorizations, first.summary.iterations);
+  EXPECT_EQ(first.summary.counters.symbolic_factorizations, 1);
+  EXPECT_EQ(first.summary.counters.numeric_factorizations, first.summary.iterations);
   problem.p_star *= 1.5;  // same pattern, new values
   problem.Jt.coeffs() *= 0.9;
   problem.M.coeffs() *= 1.1;
   ASSERT_EQ(solver.Solve(problem, &second), Status::kSuccess);
-  EXPECT_EQ(second.summary.symbolic_factorizations, 0);
+  EXPECT_EQ(second.summary.counters.symbolic_factorizations, 0);
   EXPECT_FALSE(first.summary.structure_reused);
   EXPECT_TRUE(second.summary.structure_reused);
   ASSERT_EQ(solver.Solve(RandomProblem(100, 31, 4), &other), Status::kSuccess);
-  EXPECT_EQ(other.summary.symbolic_factorizations, 1);
+  EXPECT_EQ(other.summary.counters.symbolic_factorizations, 1);
   EXPECT_FALSE(other.summary.structure_reused);
   // Reuse gives the same answer as a fresh solver.
   TamsiSolver fresh;
@@ -504,6 +506,49 @@ TEST(Summary, ReportsNameTheOutcome) {
   EXPECT_THAT(result.summary.FullReport(), HasSubstr("primal_dual"));
   EXPECT_THAT(result.summary.FullReport(), HasSubstr("symmetric_preconditioner"));
   EXPECT_THAT(result.summary.FullReport(), HasSubstr("threads given/used"));
+  // Every counter and phase time is in the report, under its own name.
+  ForEachField(result.summary.counters, [&](const char* name, auto) {
+    const std::string phase = std::string(name).substr(std::string(name).rfind("time_", 0) == 0 ? 5 : 0);
+    EXPECT_THAT(result.summary.FullReport(), HasSubstr("    " + phase + " ")) << name;
+  });
+}
+
+TEST(SolveCounters, AddUpFieldByField) {
+  SolveCounters a, b;
+  int k = 0;
+  ForEachField(a, [&](const char*, auto& field) { field = ++k; });
+  ForEachField(b, [&](const char*, auto& field) { field = 1000 * ++k; });
+  const int n = k / 2;
+  a += b;
+  k = 0;
+  ForEachField(a, [&](const char* name, auto field) {
+    ++k;
+    EXPECT_EQ(field, k + 1000 * (k + n)) << name;
+  });
+}
+
+/// Each setting's enum reads back its own names (FromString after ToString), and refuses others naming them.
+template <typename Enum>
+void ExpectRoundTrip() {
+  for (Enum value : AllValues(Enum{})) EXPECT_EQ(FromString<Enum>(ToString(value)), value) << ToString(value);
+  try {
+    FromString<Enum>("no-such-value");
+    ADD_FAILURE() << "accepted a bad name";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown value 'no-such-value' (expected " + Spellings<Enum>() + ")"));
+    EXPECT_THAT(e.what(), HasSubstr(ToString(AllValues(Enum{}).back())));
+  }
+}
+
+TEST(Options, EnumNamesRoundTrip) {
+  ExpectRoundTrip<LinearSolverType>();
+  ExpectRoundTrip<Coupling>();
+  ExpectRoundTrip<FrictionRegularization>();
+  ExpectRoundTrip<LineSearch>();
+  ExpectRoundTrip<NewtonSolve>();
+  ExpectRoundTrip<FrictionNewton>();
+  EXPECT_EQ(Spellings<NewtonSolve>(), "exact, reuse_factorization or symmetric_preconditioner");
+  EXPECT_EQ(AllValues(Status{}).size(), 4u);
 }
 
 }  // namespace
@@ -585,7 +630,7 @@ TEST(TamsiSolverIslands, AgreeWithTheMonolithicSolve) {
   const int nv = problem.num_velocities();
   EXPECT_DOUBLE_EQ(actual.v[nv - 1], 0.1 * (nv - 1) / 2.0);
   // Each island stops when it converges: never more factorizations than the monolithic solve would need per island.
-  EXPECT_LE(actual.summary.numeric_factorizations, 5 * expected.summary.iterations);
+  EXPECT_LE(actual.summary.counters.numeric_factorizations, 5 * expected.summary.iterations);
 }
 
 TEST(TamsiSolverIslands, BitwiseIdenticalForAnyThreadCount) {
@@ -638,11 +683,11 @@ TEST(TamsiSolver, RebuildsTheContactStructureButKeepsTheAnalysesUnderTheSamePatt
   ASSERT_EQ(solver.Solve(one, &b), Status::kSuccess);
   EXPECT_FALSE(b.summary.structure_reused);
   EXPECT_EQ(b.fn.size(), 9);
-  EXPECT_GT(a.summary.symbolic_factorizations, 0);
-  EXPECT_EQ(b.summary.symbolic_factorizations, 0);
+  EXPECT_GT(a.summary.counters.symbolic_factorizations, 0);
+  EXPECT_EQ(b.summary.counters.symbolic_factorizations, 0);
   TamsiSolver reference;
   ASSERT_EQ(reference.Solve(one, &fresh), Status::kSuccess);
-  EXPECT_GT(fresh.summary.symbolic_factorizations, 0);
+  EXPECT_GT(fresh.summary.counters.symbolic_factorizations, 0);
   EXPECT_EQ(b.v, fresh.v);
 }
 
@@ -669,8 +714,8 @@ TEST(TamsiSolverFactorizationReuse, AgreesWithExactNewtonAcrossSolvesOfOnePatter
       ASSERT_EQ(exact.Solve(problem, &expected), Status::kSuccess);
       ASSERT_EQ(reuse.Solve(problem, &actual), Status::kSuccess) << actual.summary.FullReport();
       EXPECT_LT((actual.v - expected.v).lpNorm<Eigen::Infinity>(), 1e-8) << ToString(backend) << " step " << step;
-      krylov_solves += actual.summary.krylov_solves;
-      factorizations += actual.summary.numeric_factorizations;
+      krylov_solves += actual.summary.counters.krylov_solves;
+      factorizations += actual.summary.counters.numeric_factorizations;
       iterations += actual.summary.iterations;
     }
     EXPECT_GT(krylov_solves, 0) << ToString(backend);

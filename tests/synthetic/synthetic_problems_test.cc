@@ -307,8 +307,8 @@ TEST(SlidingTower, ThousandSpheresConvergeWithTheSecantSafeguardToThePapersSolut
     TamsiSolver solver(options);
     Result result;
     ASSERT_EQ(solver.Solve(s.problem, &result), Status::kSuccess) << result.summary.BriefReport();
-    EXPECT_GT(result.summary.secant_iterations, 0);
-    EXPECT_LT(result.summary.secant_iterations, result.summary.iterations);  // Newton finishes
+    EXPECT_GT(result.summary.counters.secant_iterations, 0);
+    EXPECT_LT(result.summary.counters.secant_iterations, result.summary.iterations);  // Newton finishes
     EXPECT_GT(result.summary.stick_slip_transitions, 500);
     for (int i = 0; i < s.problem.num_contacts(); ++i)
       EXPECT_LE(result.ft.segment<2>(2 * i).norm(), s.problem.friction[i] * result.fn[i] * (1 + 1e-12)) << i;
@@ -321,7 +321,7 @@ TEST(SlidingTower, ThousandSpheresConvergeWithTheSecantSafeguardToThePapersSolut
       options.max_iterations = 500;
       solver.set_options(options);
       ASSERT_EQ(solver.Solve(s.problem, &paper), Status::kSuccess) << paper.summary.BriefReport();
-      EXPECT_EQ(paper.summary.secant_iterations, 0);
+      EXPECT_EQ(paper.summary.counters.secant_iterations, 0);
       // Both meet ‖Δv‖ ≤ 1e-2 v_s per contact; the velocities agree to a few times that.
       EXPECT_LT((result.v - paper.v).lpNorm<Eigen::Infinity>(), 1e-5);
     }
@@ -338,8 +338,8 @@ TEST(SlidingTower, ThousandSpheresConvergeUnderThePrimalDualIterationToThePapers
   Options options;
   Result primal_dual;
   ASSERT_EQ(TamsiSolver(options).Solve(s.problem, &primal_dual), Status::kSuccess);
-  EXPECT_EQ(primal_dual.summary.primal_dual_fallbacks, 0);
-  EXPECT_EQ(primal_dual.summary.secant_iterations, 0);
+  EXPECT_EQ(primal_dual.summary.counters.primal_dual_fallbacks, 0);
+  EXPECT_EQ(primal_dual.summary.counters.secant_iterations, 0);
   EXPECT_GT(primal_dual.summary.stick_slip_transitions, 500);
   options.friction_newton = FrictionNewton::kTangent;
   Result tangent;
@@ -364,22 +364,24 @@ TEST(SlidingTower, KrylovNewtonSolvesAgreeWithExactNewton) {
   Result exact;
   ASSERT_EQ(TamsiSolver(options).Solve(s.problem, &exact), Status::kSuccess);
   ASSERT_EQ(exact.summary.num_islands, 1);
-  EXPECT_EQ(exact.summary.krylov_solves, 0);
+  EXPECT_EQ(exact.summary.counters.krylov_solves, 0);
   for (NewtonSolve mode : {NewtonSolve::kReuseFactorization, NewtonSolve::kSymmetricPreconditioner}) {
     SCOPED_TRACE(ToString(mode));
     options.newton_solve = mode;
     Result result;
     ASSERT_EQ(TamsiSolver(options).Solve(s.problem, &result), Status::kSuccess) << result.summary.BriefReport();
     EXPECT_EQ(result.summary.newton_solve, mode);
-    EXPECT_GT(result.summary.krylov_solves, 0);
-    EXPECT_EQ(result.summary.newton_systems, result.summary.iterations);  // one island
+    EXPECT_GT(result.summary.counters.krylov_solves, 0);
+    EXPECT_EQ(result.summary.counters.newton_systems, result.summary.iterations);  // one island
     EXPECT_LT((result.v - exact.v).lpNorm<Eigen::Infinity>(), 1e-7);
     if (mode == NewtonSolve::kSymmetricPreconditioner) {
-      EXPECT_EQ(result.summary.krylov_solves, result.summary.newton_systems);       // no iteration fell back to the LU
-      EXPECT_EQ(result.summary.numeric_factorizations, result.summary.iterations);  // one Cholesky each
+      EXPECT_EQ(result.summary.counters.krylov_solves,
+                result.summary.counters.newton_systems);  // no iteration fell back to the LU
+      EXPECT_EQ(result.summary.counters.numeric_factorizations, result.summary.iterations);  // one Cholesky each
     } else {  // reuse: the systems GMRES did not solve were factored
-      EXPECT_LT(result.summary.krylov_solves, result.summary.newton_systems);
-      EXPECT_GE(result.summary.krylov_solves + result.summary.numeric_factorizations, result.summary.newton_systems);
+      EXPECT_LT(result.summary.counters.krylov_solves, result.summary.counters.newton_systems);
+      EXPECT_GE(result.summary.counters.krylov_solves + result.summary.counters.numeric_factorizations,
+                result.summary.counters.newton_systems);
     }
   }
   // Overlapping Schwarz in place of the Cholesky (forced by a threshold of one velocity; subdomains of 8 spheres +
@@ -394,15 +396,16 @@ TEST(SlidingTower, KrylovNewtonSolvesAgreeWithExactNewton) {
     options.num_threads = threads;
     Result result;
     ASSERT_EQ(TamsiSolver(options).Solve(s.problem, &result), Status::kSuccess) << result.summary.BriefReport();
-    EXPECT_EQ(result.summary.schwarz_islands, 1);
-    EXPECT_GE(result.summary.schwarz_subdomains, 300 / 8);
-    EXPECT_EQ(result.summary.krylov_solves, result.summary.newton_systems);  // no iteration fell back to the LU
+    EXPECT_EQ(result.summary.counters.schwarz_islands, 1);
+    EXPECT_GE(result.summary.counters.schwarz_subdomains, 300 / 8);
+    EXPECT_EQ(result.summary.counters.krylov_solves,
+              result.summary.counters.newton_systems);  // no iteration fell back to the LU
     EXPECT_LT((result.v - exact.v).lpNorm<Eigen::Infinity>(), 1e-7);
     if (threads == 1) {
       reference = result;
     } else {
       EXPECT_EQ(result.v, reference.v);
-      EXPECT_EQ(result.summary.krylov_iterations, reference.summary.krylov_iterations);
+      EXPECT_EQ(result.summary.counters.krylov_iterations, reference.summary.counters.krylov_iterations);
     }
   }
 }

@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -108,7 +109,8 @@ enum class Status {
   kNonFiniteValues,
 };
 
-/// "success", "max_iterations_reached", "linear_solver_failed", "non_finite_values".
+/// Each value's one name, snake_case: "success", "max_iterations_reached", "linear_solver_failed",
+/// "non_finite_values"; "umfpack", "two_way", "symmetric_preconditioner", "primal_dual", …
 const char* ToString(Status status);
 const char* ToString(LinearSolverType type);
 const char* ToString(Coupling coupling);
@@ -116,6 +118,36 @@ const char* ToString(FrictionRegularization regularization);
 const char* ToString(LineSearch line_search);
 const char* ToString(NewtonSolve newton_solve);
 const char* ToString(FrictionNewton friction_newton);
+
+/// Every value of an enum above in declaration order; the argument picks the enum, e.g. AllValues(NewtonSolve{}).
+std::vector<Status> AllValues(Status);
+std::vector<LinearSolverType> AllValues(LinearSolverType);
+std::vector<Coupling> AllValues(Coupling);
+std::vector<FrictionRegularization> AllValues(FrictionRegularization);
+std::vector<LineSearch> AllValues(LineSearch);
+std::vector<NewtonSolve> AllValues(NewtonSolve);
+std::vector<FrictionNewton> AllValues(FrictionNewton);
+
+/// The names of Enum's values (ToString) as "a, b or c", for help texts and errors.
+template <typename Enum>
+std::string Spellings() {
+  const std::vector<Enum> values = AllValues(Enum{});
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + std::string(ToString(values[i]));
+  return out;
+}
+
+/// The value of a setting's enum (LinearSolverType, Coupling, FrictionRegularization, LineSearch, NewtonSolve,
+/// FrictionNewton) whose ToString is `name`: the one spelling that the command line, the Python bindings and the files
+/// they read share. Throws std::invalid_argument naming the bad value and the accepted ones, e.g. "unknown value 'lu'
+/// (expected exact, reuse_factorization or symmetric_preconditioner)"; callers add the setting's name.
+template <typename Enum>
+Enum FromString(const std::string& name) {
+  for (Enum value : AllValues(Enum{}))
+    if (name == ToString(value)) return value;
+  throw std::invalid_argument("unknown value '" + name + "' (expected " + Spellings<Enum>() + ")");
+}
 
 /// Solver options; defaults follow the paper (Sec. VI: v_s = 1e-4 m/s, Sec. III-A: θ_max = π/3).
 struct Options {
@@ -185,6 +217,70 @@ struct Options {
   bool IsValid(std::string* error) const;
 };
 
+/// What a solve counted and where its time went: every field adds up over islands, over solves and over the steps of
+/// a run (scenes::RunStatistics). Declared here and named in ForEachCounter, once each: the full report, the solution
+/// JSON, a run's totals and the Python bindings are generated from them, so adding a counter is its line here, its
+/// line in ForEachCounter, and the place that counts it.
+struct SolveCounters {
+  /// Newton iterations in which any island's Newton matrix had secant friction blocks (0: the paper's Newton
+  /// iteration throughout).
+  long long secant_iterations{0};
+  /// Islands whose primal–dual iteration stalled and fell back to the paper's (FrictionNewton::kPrimalDual).
+  long long primal_dual_fallbacks{0};
+  /// Symbolic analyses done, summed over islands: 0 when the Newton matrix had the pattern of the previous solve, even
+  /// with other contacts (the same pairs of bodies touching), whose islands and analyses are kept.
+  long long symbolic_factorizations{0};
+  long long numeric_factorizations{0};
+  /// Island Newton systems solved (one per island per iteration it takes part in); of those, the ones GMRES solved
+  /// to krylov_tolerance (Options::newton_solve; the rest were factored exactly), so krylov_solves / newton_systems
+  /// is the reuse rate of kReuseFactorization; and all GMRES iterations, those of attempts that fell short included.
+  long long newton_systems{0};
+  long long krylov_solves{0};
+  long long krylov_iterations{0};
+  /// Islands preconditioned by overlapping Schwarz (Options::schwarz_threshold), and their subdomains.
+  long long schwarz_islands{0};
+  long long schwarz_subdomains{0};
+  /// Seconds spent (the phase times, each named time_<phase>): evaluating contact forces and the residual; assembling
+  /// the Newton matrix (and finding islands); symbolic analysis; numeric factorization; triangular solves (and
+  /// GMRES); the line search (contact velocity changes, TALS, the exact search); and in total (wall clock). The
+  /// per-island phases (symbolic, numeric, solve, line search) are summed over islands: CPU seconds when islands run in
+  /// parallel.
+  double time_residual{0}, time_assembly{0}, time_symbolic{0}, time_numeric{0}, time_solve{0}, time_line_search{0},
+      time_total{0};
+
+  /// Adds every field of `other`.
+  SolveCounters& operator+=(const SolveCounters& other);
+};
+
+/// Calls visit(name, member) for each field of SolveCounters in declaration order, with its name and a pointer to it
+/// (e.g. "krylov_iterations", &SolveCounters::krylov_iterations): the one list of the counters.
+template <typename Visitor>
+constexpr void ForEachCounter(Visitor&& visit) {
+  visit("secant_iterations", &SolveCounters::secant_iterations);
+  visit("primal_dual_fallbacks", &SolveCounters::primal_dual_fallbacks);
+  visit("symbolic_factorizations", &SolveCounters::symbolic_factorizations);
+  visit("numeric_factorizations", &SolveCounters::numeric_factorizations);
+  visit("newton_systems", &SolveCounters::newton_systems);
+  visit("krylov_solves", &SolveCounters::krylov_solves);
+  visit("krylov_iterations", &SolveCounters::krylov_iterations);
+  visit("schwarz_islands", &SolveCounters::schwarz_islands);
+  visit("schwarz_subdomains", &SolveCounters::schwarz_subdomains);
+  visit("time_residual", &SolveCounters::time_residual);
+  visit("time_assembly", &SolveCounters::time_assembly);
+  visit("time_symbolic", &SolveCounters::time_symbolic);
+  visit("time_numeric", &SolveCounters::time_numeric);
+  visit("time_solve", &SolveCounters::time_solve);
+  visit("time_line_search", &SolveCounters::time_line_search);
+  visit("time_total", &SolveCounters::time_total);
+}
+
+/// Calls visit(name, field) for each field of `counters` (a SolveCounters, const or not) in declaration order: counts
+/// are long long, phase times double seconds.
+template <typename Counters, typename Visitor>
+void ForEachField(Counters& counters, Visitor&& visit) {
+  ForEachCounter([&](const char* name, auto member) { visit(name, counters.*member); });
+}
+
 /// Statistics of one solve (Ceres-style: what was asked and what was used).
 struct Summary {
   Status status{Status::kSuccess};
@@ -199,12 +295,8 @@ struct Summary {
   /// Δv was not a descent direction of the potential, so TALS alone set α.
   std::vector<int> line_search_evaluations;
   std::vector<int> tals_fallbacks;
-  /// Per iteration: islands whose Newton matrix had secant friction blocks (Options::secant_safeguard), and the
-  /// number of iterations where any had (0: the paper's Newton iteration throughout).
+  /// Per iteration: islands whose Newton matrix had secant friction blocks (Options::secant_safeguard).
   std::vector<int> secant_islands;
-  int secant_iterations{0};
-  /// Islands whose primal–dual iteration stalled and fell back to the paper's (FrictionNewton::kPrimalDual).
-  int primal_dual_fallbacks{0};
   /// Islands solved, and the velocities of the largest.
   int num_islands{0};
   int largest_island{0};
@@ -221,25 +313,8 @@ struct Summary {
   bool structure_reused{false};
   /// Nonzeros of the Newton matrix (full pattern).
   long long newton_matrix_nnz{0};
-  /// Symbolic analyses done in this solve, summed over islands: 0 when the Newton matrix had the pattern of the
-  /// previous solve, even with other contacts (the same pairs of bodies touching), whose islands and analyses are kept.
-  int symbolic_factorizations{0};
-  int numeric_factorizations{0};
-  /// Island Newton systems solved (one per island per iteration it takes part in); of those, the ones GMRES solved
-  /// to krylov_tolerance (Options::newton_solve; the rest were factored exactly), so krylov_solves / newton_systems
-  /// is the reuse rate of kReuseFactorization; and all GMRES iterations, those of attempts that fell short included.
-  int newton_systems{0};
-  int krylov_solves{0};
-  int krylov_iterations{0};
-  /// Islands preconditioned by overlapping Schwarz (Options::schwarz_threshold), and their subdomains.
-  int schwarz_islands{0};
-  int schwarz_subdomains{0};
-  /// Seconds spent: evaluating contact forces and the residual; assembling the Newton matrix (and finding islands);
-  /// symbolic analysis; numeric factorization; triangular solves (and GMRES); the line search (contact velocity
-  /// changes, TALS, the exact search); and in total (wall clock). The per-island phases (symbolic, numeric, solve,
-  /// line search) are summed over islands: CPU seconds when islands run in parallel.
-  double time_residual{0}, time_assembly{0}, time_symbolic{0}, time_numeric{0}, time_solve{0}, time_line_search{0},
-      time_total{0};
+  /// What the solve counted and where its time went.
+  SolveCounters counters;
   int num_threads_given{1}, num_threads_used{1};
   LinearSolverType linear_solver_given{LinearSolverType::kAuto};
   /// The backend of the largest island: with NewtonSolve::kSymmetricPreconditioner, CHOLMOD for a sparse island (its

@@ -19,7 +19,7 @@ inline constexpr double kMaxDissipation = 1e6;
 
 /// A run's engine and solver choices; unset values take the scene's defaults.
 struct RunSettings {
-  /// "tamsi" (two-way), "tamsi-oneway" or "mujoco" (MuJoCo's own solver).
+  /// "tamsi", "mujoco" (MuJoCo's own solver), or "tamsi-oneway": "tamsi" with coupling one_way.
   std::string solver{"tamsi"};
   /// With solver "mujoco": "newton", "cg" or "pgs"; "" keeps the model's choice.
   std::string mujoco_solver;
@@ -28,11 +28,8 @@ struct RunSettings {
   /// Time step h (s; the model's when unset), per-geom contact stiffness (N/m) and dissipation (s/m) overriding MJCF
   /// user data, stiction tolerance v_s (m/s; the scene's when unset).
   std::optional<double> time_step, stiffness, dissipation, stiction_tolerance;
-  /// Solver threads (0: all hardware threads) and the Newton iteration cap.
-  int threads{1};
-  std::optional<int> max_iterations;
-  /// The Newton iteration's options (newton_solve, friction_newton, krylov_tolerance, secant_safeguard); the
-  /// coupling, threads, cap and v_s above replace theirs.
+  /// The solver's options (coupling, threads, iteration cap, newton_solve, friction_newton, …); v_s above replaces
+  /// theirs.
   Options iteration;
 };
 

@@ -50,26 +50,12 @@ struct SimulatorOptions {
   NarrowPhase narrow_phase{NarrowPhase::kAnalytic};
 };
 
-/// Where TAMSI's solves spent their time (seconds, summed over solves; per-island phases summed over islands, i.e.
-/// CPU seconds when islands run in parallel) and what they counted, from the solver's Summary.
-struct SolvePhases {
-  /// Contact forces and residuals; Newton matrix assembly (and islands); symbolic analysis and numeric
-  /// factorization; triangular solves and GMRES; the line search (TALS and the exact search).
-  double residual{0}, assembly{0}, factorization{0}, linear_solves{0}, line_search{0};
-  long long numeric_factorizations{0}, krylov_iterations{0};
-  SolvePhases& operator+=(const SolvePhases& other);
-};
-
 /// What one step did.
 struct StepInfo {
   /// Substeps of the successful attempt (1 when the first solve succeeded).
   int substeps{1};
   /// Newton iterations of the successful attempt, summed over its substeps (MuJoCo: its solver iterations).
   int iterations{0};
-  /// Of those, iterations in which the secant safeguard acted (Summary::secant_iterations).
-  int secant_iterations{0};
-  /// Islands whose primal–dual iteration stalled and fell back to the paper's (Summary::primal_dual_fallbacks).
-  int primal_dual_fallbacks{0};
   /// Geom contacts (TAMSI: rows of Jn from collisions; MuJoCo: its contacts).
   int contacts{0};
   /// TAMSI: the model's constraints in the step (ContactProblemBuilder::constraint_counts): joint and tendon limit
@@ -85,8 +71,9 @@ struct StepInfo {
   int structure_reuses{0};
   /// Seconds in the front end (MuJoCo kinematics, collision, forces, assembly of M, Jn, Jt) and in the solver.
   double time_frontend{0.0}, time_solve{0.0};
-  /// TAMSI only: the solver's phases over the step's solves (failed attempts included).
-  SolvePhases phases;
+  /// TAMSI only: the solver's counters and phase times (Summary::counters) summed over the step's solves, failed
+  /// attempts included.
+  SolveCounters counters;
   /// Free bodies that travelled farther in the step than the half-thickness of their own thinnest collision geom:
   /// a contact the step should have met may have been passed through (tunnelling; a smaller h helps). The largest
   /// travel over half-thickness ratio among them, and that body.
@@ -103,9 +90,6 @@ struct RunStatistics {
   double time_frontend{0.0}, time_solve{0.0};
   long long iterations_total{0};
   int iterations_max{0};
-  /// Newton iterations in which the secant safeguard acted (TamsiSolver's Summary::secant_iterations), and islands
-  /// whose primal–dual iteration fell back to the paper's (Summary::primal_dual_fallbacks).
-  long long secant_iterations{0}, primal_dual_fallbacks{0};
   /// Steps that needed substeps, and solves that failed (each retry counts one).
   long long retried_steps{0}, failed_solves{0};
   long long contacts_total{0};
@@ -115,7 +99,8 @@ struct RunStatistics {
   /// The most limit and equality rows in a step, and the largest violations at a step's start (StepInfo).
   int limit_rows_max{0}, equality_rows_max{0};
   double limit_violation_max{0}, equality_violation_max{0};
-  SolvePhases phases;
+  /// TAMSI's counters and phase times summed over the steps (StepInfo::counters).
+  SolveCounters counters;
   /// Steps with a tunnelling risk (StepInfo::fast_bodies), and the first of them in words (body, travel, size, time).
   long long tunnelling_steps{0};
   std::string first_tunnelling;
