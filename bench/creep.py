@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Work–precision of a resting pile: cost per step against creep, for TAMSI at several stiction tolerances v_s and
-MuJoCo's own solvers on the same model and front end.
+"""Work–precision of a resting pile: cost per step against creep, for TAMSI at several stiction tolerances v_s (and
+Newton tolerances eps_r, --relative-tolerance) and MuJoCo's own solvers on the same model and front end.
 
 A settled pile creeps under any regularized friction (TAMSI: sticking contacts slide at up to v_s; MuJoCo: its soft
 constraints), so engines are compared at matched accuracy as well as at their defaults. Each configuration runs
@@ -32,6 +32,10 @@ CONFIGURATIONS = [  # label, extra arguments of tamsi run
     ("TAMSI v_s = 1e-3 m/s", ["--stiction-tolerance", "1e-3"]),
     ("TAMSI v_s = 1e-2 m/s", ["--stiction-tolerance", "1e-2"]),
     ("TAMSI v_s = 2e-2 m/s", ["--stiction-tolerance", "2e-2"]),
+    ("TAMSI v_s = 3e-2 m/s", ["--stiction-tolerance", "3e-2"]),
+    # Newton's test on the last step: with quadratic convergence the accepted iterate's error is far below it.
+    ("TAMSI v_s = 3e-2 m/s, eps_r = 0.1", ["--stiction-tolerance", "3e-2", "--relative-tolerance", "0.1"]),
+    ("TAMSI v_s = 1e-4 m/s, eps_r = 0.1", ["--stiction-tolerance", "1e-4", "--relative-tolerance", "0.1"]),
     ("MuJoCo CG (defaults)", ["--solver", "mujoco", "--mujoco-solver", "cg"]),
     ("MuJoCo Newton (defaults)", ["--solver", "mujoco", "--mujoco-solver", "newton"]),
 ]
