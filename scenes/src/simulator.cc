@@ -513,10 +513,21 @@ std::vector<ContactRecord> Simulator::LastContacts() const {
 }
 
 const mjtNum* Simulator::Sensors() {
+  if (model_->nsensordata == 0) return data_->sensordata;
   if (!sensor_data_) sensor_data_.reset(mj_makeData(model_.get()));
-  mj_copyState(model_.get(), data_.get(), sensor_data_.get(), mjSTATE_INTEGRATION);
-  mj_forward(model_.get(), sensor_data_.get());
-  return sensor_data_->sensordata;
+  for (;;) {
+    mj_copyState(model_.get(), data_.get(), sensor_data_.get(), mjSTATE_INTEGRATION);
+    const mjWarningStat* warnings = sensor_data_->warning;
+    const int full = warnings[mjWARN_CONTACTFULL].number + warnings[mjWARN_CNSTRFULL].number;
+    try {
+      mj_forward(model_.get(), sensor_data_.get());
+      if (warnings[mjWARN_CONTACTFULL].number + warnings[mjWARN_CNSTRFULL].number == full)
+        return sensor_data_->sensordata;
+    } catch (const ArenaFullError&) {
+    }
+    // The arena was too small for MuJoCo's contacts and constraint rows at this state: double it, compute again.
+    GrowArena(model_.get(), &sensor_data_);
+  }
 }
 
 void Simulator::UpdateKinematics() {

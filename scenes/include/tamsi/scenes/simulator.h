@@ -208,8 +208,9 @@ class Simulator {
   void UpdateKinematics();
   /// MuJoCo's sensor readings at the current state and inputs (nsensordata values, laid out by the model's sensor
   /// tables sensor_adr and sensor_dim), as mj_forward computes them: on a scratch copy of the data
-  /// (mj_copyState, mjSTATE_INTEGRATION), so that the state and the last step's contacts and forces stay as they were.
-  /// Sensors of forces and accelerations read MuJoCo's own constraint solution at that state, not TAMSI's.
+  /// (mj_copyState, mjSTATE_INTEGRATION), so that the state and the last step's contacts and forces stay as they were;
+  /// its arena grows (GrowArena) until MuJoCo's contacts and constraint rows fit. Sensors of forces and accelerations
+  /// read MuJoCo's own constraint solution at that state, not TAMSI's. Throws MujocoError when the arena cannot grow.
   const mjtNum* Sensors();
 
  private:
