@@ -109,19 +109,15 @@ scenes::RunSettings SolverSettings(const std::string& solver, const std::string&
   settings.narrow_phase = narrow_phase;
   settings.stiffness = stiffness;
   settings.dissipation = dissipation;
-  settings.stiction_tolerance = stiction_tolerance;
-  settings.threads = threads.value_or(settings.threads);
-  settings.max_iterations = max_iterations;
-  if (!options) return settings;
-  if (options->coupling != Options().coupling && solver == "tamsi")
-    throw std::invalid_argument("options.coupling: " + std::string(ToString(options->coupling)) +
+  const Options given = options.value_or(Options());
+  if (given.coupling != Options().coupling && solver == "tamsi")
+    throw std::invalid_argument("options.coupling: " + std::string(ToString(given.coupling)) +
                                 " given with solver \"tamsi\" (two-way): choose one-way with solver=\"tamsi-oneway\"");
-  settings.iteration = *options;
+  settings.iteration = given;
   settings.stiction_tolerance =
-      Merge("stiction_tolerance", stiction_tolerance, *options, &Options::stiction_tolerance, "stiction_tolerance");
-  settings.threads = Merge("threads", threads, *options, &Options::num_threads, "num_threads").value_or(1);
-  settings.max_iterations =
-      Merge("max_iterations", max_iterations, *options, &Options::max_iterations, "max_iterations");
+      Merge("stiction_tolerance", stiction_tolerance, given, &Options::stiction_tolerance, "stiction_tolerance");
+  settings.threads = Merge("threads", threads, given, &Options::num_threads, "num_threads").value_or(settings.threads);
+  settings.max_iterations = Merge("max_iterations", max_iterations, given, &Options::max_iterations, "max_iterations");
   return settings;
 }
 
