@@ -18,7 +18,8 @@ start=$SECONDS
 echo "pip_install_test: pip install took $((SECONDS - start)) s"
 cd "$work"
 "$python" -c "import tamsi, mujoco; print('pip_install_test: tamsi from', tamsi.__file__, '| mujoco', mujoco.__version__)"
-tests=("$root/tests/python/test_mujoco_step.py" "$root/tests/python/test_solver.py" "$root/tests/python/test_simulator.py")
+tests=("$root/tests/python/test_mujoco_step.py" "$root/tests/python/test_solver.py" "$root/tests/python/test_simulator.py"
+       "$root/tests/python/test_simulator_calls.py")
 cli=${TAMSI_CLI:-$root/build/apps/tamsi}
 deselect=()
 if [ -x "$cli" ]; then

@@ -18,5 +18,5 @@ for push in (0.5 * mu * m * g, 3.0 * mu * m * g):  # N
         p_star=h * np.array([push, -m * g]),            # p* = M v0 + h τ (N·s), from rest
         delta0=[m * g / k], stiffness=[k], dissipation=[0.0], friction=[mu])
     result = solver.solve(problem)
-    print(f"push {push:.3f} N: v = {result.v} m/s, fn = {result.fn[0]:.4f} N, ft = {result.ft[0]:+.4f} N")
+    print(f"push {push:.3f} N: v = {result.v} m/s, fn = {result.fn[0]:.4f} N, ft = {result.ft[0, 0]:+.4f} N")
     print("   ", result.summary.brief_report())

@@ -50,9 +50,13 @@ void BindCounters(pybind11::class_<T>& c, SolveCounters T::*counters) {
 }
 
 /// The settings tamsi.Simulator and tamsi.Stepper share by keyword (scenes::RunSettings; None leaves the scene's).
+/// `options` may give stiction_tolerance, num_threads and max_iterations too: a field that differs from Options()'s
+/// counts as given, and is used unless the keyword gives it; the same setting given both ways with different values
+/// throws std::invalid_argument naming it, and so does a one-way options.coupling with solver "tamsi". Threads: 1 when
+/// neither gives them.
 scenes::RunSettings SolverSettings(const std::string& solver, const std::string& narrow_phase,
                                    std::optional<double> stiffness, std::optional<double> dissipation,
-                                   std::optional<double> stiction_tolerance, int threads,
+                                   std::optional<double> stiction_tolerance, std::optional<int> threads,
                                    std::optional<int> max_iterations, const std::optional<Options>& options);
 
 }  // namespace tamsi::python

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "bindings.h"
@@ -78,19 +79,44 @@ mjData* MjDataAddress(py::handle data, const mjModel& model, const char* what) {
   return d;
 }
 
+namespace {
+
+/// A setting given by keyword (`given`) and/or as the Options field `field` named `field_name` (which counts as given
+/// when it differs from Options()'s value): the keyword's, else the options', else unset. Throws
+/// std::invalid_argument when both give it with different values.
+template <typename T>
+std::optional<T> Merge(const char* keyword, const std::optional<T>& given, const Options& options, T Options::*field,
+                       const char* field_name) {
+  const T in_options = options.*field;
+  if (in_options == Options().*field) return given;
+  if (given && *given != in_options) {
+    std::ostringstream message;
+    message << keyword << ": " << *given << " given, and options." << field_name << " = " << in_options
+            << ": give it once";
+    throw std::invalid_argument(message.str());
+  }
+  return in_options;
+}
+
+}  // namespace
+
 scenes::RunSettings SolverSettings(const std::string& solver, const std::string& narrow_phase,
                                    std::optional<double> stiffness, std::optional<double> dissipation,
-                                   std::optional<double> stiction_tolerance, int threads,
+                                   std::optional<double> stiction_tolerance, std::optional<int> threads,
                                    std::optional<int> max_iterations, const std::optional<Options>& options) {
   scenes::RunSettings settings;
   settings.solver = solver;
   settings.narrow_phase = narrow_phase;
   settings.stiffness = stiffness;
   settings.dissipation = dissipation;
-  settings.stiction_tolerance = stiction_tolerance;
-  if (options) settings.iteration = *options;
-  settings.iteration.num_threads = threads;
-  if (max_iterations) settings.iteration.max_iterations = *max_iterations;
+  const Options given = options.value_or(Options());
+  settings.iteration = given;
+  settings.stiction_tolerance =
+      Merge("stiction_tolerance", stiction_tolerance, given, &Options::stiction_tolerance, "stiction_tolerance");
+  if (const auto t = Merge("threads", threads, given, &Options::num_threads, "num_threads"))
+    settings.iteration.num_threads = *t;
+  if (const auto m = Merge("max_iterations", max_iterations, given, &Options::max_iterations, "max_iterations"))
+    settings.iteration.max_iterations = *m;
   return settings;
 }
 
@@ -166,11 +192,13 @@ Steps MuJoCo's own mujoco.MjData with TAMSI, in place: the C++ simulator of `tam
 solver and defaults), on a copy of the model taken when the Stepper is made.
 
 Stepper(model, *, solver="tamsi", narrow_phase="analytic", stiffness=None, dissipation=None,
-        stiction_tolerance=None, threads=1, max_iterations=None, options=None)
+        stiction_tolerance=None, threads=None, max_iterations=None, options=None)
 
   model               a mujoco.MjModel; its opt.timestep is the time step h
   keywords            as tamsi.Simulator's (solver "tamsi", "tamsi-oneway" or "mujoco"; stiffness and dissipation
-                      override MJCF user data; stiction_tolerance v_s in m/s, 1e-4 when None; options a tamsi.Options)
+                      override MJCF user data; stiction_tolerance v_s in m/s, 1e-4 when None; options a tamsi.Options
+                      whose stiction_tolerance, num_threads and max_iterations count where they differ from
+                      Options()'s, ValueError when a keyword gives another value)
 
 step(model, data) advances data by one step h: reads qpos, qvel, act, time and the inputs ctrl, qfrc_applied,
 xfrc_applied, mocap_pos, mocap_quat, userdata, eq_active and plugin_state; writes qpos, qvel, act and time (nothing
@@ -189,16 +217,16 @@ void BindMujoco(py::module_& m) {
   py::class_<MujocoStepper> s(m, "Stepper", kStepperDoc);
   s.def(py::init([](py::handle model, const std::string& solver, const std::string& narrow_phase,
                     std::optional<double> stiffness, std::optional<double> dissipation,
-                    std::optional<double> stiction_tolerance, int threads, std::optional<int> max_iterations,
-                    std::optional<Options> options) {
+                    std::optional<double> stiction_tolerance, std::optional<int> threads,
+                    std::optional<int> max_iterations, std::optional<Options> options) {
           return std::make_unique<MujocoStepper>(
               model, SolverSettings(solver, narrow_phase, stiffness, dissipation, stiction_tolerance, threads,
                                     max_iterations, options));
         }),
         py::arg("model"), py::kw_only(), py::arg("solver") = "tamsi", py::arg("narrow_phase") = "analytic",
         py::arg("stiffness") = py::none(), py::arg("dissipation") = py::none(),
-        py::arg("stiction_tolerance") = py::none(), py::arg("threads") = 1, py::arg("max_iterations") = py::none(),
-        py::arg("options") = py::none());
+        py::arg("stiction_tolerance") = py::none(), py::arg("threads") = py::none(),
+        py::arg("max_iterations") = py::none(), py::arg("options") = py::none());
   s.def("step", &MujocoStepper::Step, py::arg("model"), py::arg("data"),
         "Advances data (a mujoco.MjData of model) by one time step h in place (GIL released); its StepInfo.");
   s.def_property_readonly("time_step", &MujocoStepper::time_step, "h (s): the model's opt.timestep");

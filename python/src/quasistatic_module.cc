@@ -51,6 +51,10 @@ py::dict RunExample(const std::string& name, std::optional<double> epsilon) {
   d["max_normal_impulse"] = Column(t.max_normal_impulse);
   d["num_contacts"] = py::array(py::cast(t.num_contacts));
   d["status"] = qs::ToString(result.summary.status);
+  d["steps_requested"] = result.summary.steps_requested;
+  d["steps_solved"] = result.summary.steps_solved;
+  d["total_pivots"] = result.summary.total_pivots;
+  d["max_lcp_size"] = result.summary.max_lcp_size;
   d["summary"] = result.summary.BriefReport();
   d["report"] = result.summary.FullReport();
   return d;
@@ -74,7 +78,8 @@ void BindQuasistatic(py::module_& m) {
         "Runs example `name` with feedback scaling epsilon >= 0 (its default when None; GIL released) and returns "
         "its trajectory as arrays, N + 1 states (entry 0 the initial one): time (s), object (N+1 x 3: x, y (m), "
         "theta (rad)), manipulator (N+1 x n_m, m), manipulator_names, min_gap (m), max_normal_impulse (N s), "
-        "num_contacts; with status ('completed', 'no_solution', 'solver_failure'), summary (one line) and report. "
+        "num_contacts; with status ('completed', 'no_solution', 'solver_failure'), steps_requested, steps_solved, "
+        "total_pivots, max_lcp_size (the largest LCP, 4m), summary (one line) and report. "
         "Raises ValueError for an unknown name (listing the known ones) or a negative epsilon.");
 }
 

@@ -201,6 +201,11 @@ void BindOptions(py::module_& m) {
   });
 }
 
+/// A vector of two entries per contact (Result::ft, vt: 2nc) as an nc x 2 array, one row per contact.
+Eigen::Matrix<double, Eigen::Dynamic, 2, Eigen::RowMajor> PerContact(const Eigen::VectorXd& pairs) {
+  return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, 2, Eigen::RowMajor>>(pairs.data(), pairs.size() / 2, 2);
+}
+
 void BindResult(py::module_& m) {
   py::class_<Summary> s(m, "Summary", "Statistics of one solve; str() is its brief report.");
   s.def_readonly("status", &Summary::status);
@@ -238,9 +243,13 @@ void BindResult(py::module_& m) {
   py::class_<Result> r(m, "Result", "The solution of one step (read-only NumPy arrays).");
   r.def_readonly("v", &Result::v, "nv, generalized velocities (m/s or rad/s)");
   r.def_readonly("fn", &Result::fn, "nc, normal forces pi (N, >= 0) at v (eq. 5, 19)");
-  r.def_readonly("ft", &Result::ft, "2nc, friction forces (N) at v (eq. 6)");
+  r.def_property_readonly(
+      "ft", [](const Result& result) { return PerContact(result.ft); },
+      "nc x 2, friction forces (N) at v (eq. 6), row i along contact i's two tangents (rows 2i, 2i+1 of Jt)");
   r.def_readonly("vn", &Result::vn, "nc, separation velocities Jn v (m/s)");
-  r.def_readonly("vt", &Result::vt, "2nc, tangential velocities Jt v (m/s)");
+  r.def_property_readonly(
+      "vt", [](const Result& result) { return PerContact(result.vt); },
+      "nc x 2, tangential velocities (m/s): Jt v with row i = (vt[2i], vt[2i+1])");
   r.def_readonly("constraint_forces", &Result::constraint_forces, "nb, bilateral constraint forces (N or N m)");
   r.def_readonly("summary", &Result::summary);
   r.def_property_readonly("ok", &Result::ok, "True when the status is success");

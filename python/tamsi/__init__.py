@@ -15,6 +15,7 @@ from ._tamsi import (ContactProblem, Coupling, FrictionNewton, FrictionRegulariz
                      LineSearch, ModelLoadError, MujocoError, NewtonSolve, Options, ProblemFormatError, Result,
                      RunStatistics, Simulator, Status, StepFailedError, Stepper, StepInfo, Summary, TamsiSolver,
                      UnknownSceneError, quasistatic, scenes)
+from ._arguments import one_line_type_errors
 from .stepping import forget, step
 
 __all__ = ["ContactProblem", "Coupling", "FrictionNewton", "FrictionRegularization", "LinearSolverType", "LineSearch",
@@ -67,3 +68,6 @@ def _result_repr(self: Result) -> str:
 
 Options.__repr__ = _options_repr  # type: ignore[method-assign,assignment]
 Result.__repr__ = _result_repr  # type: ignore[method-assign,assignment]
+for _class in (ContactProblem, Options, Simulator, Stepper, TamsiSolver):
+    one_line_type_errors(_class, f"tamsi.{_class.__name__}")
+del _class

@@ -42,16 +42,18 @@ _last = _NONE
 
 def step(model: "mujoco.MjModel", data: "mujoco.MjData", *, solver: str = "tamsi", narrow_phase: str = "analytic",
          stiffness: Optional[float] = None, dissipation: Optional[float] = None,
-         stiction_tolerance: Optional[float] = None, threads: int = 1, max_iterations: Optional[int] = None,
-         options: Optional[Options] = None) -> StepInfo:
+         stiction_tolerance: Optional[float] = None, threads: Optional[int] = None,
+         max_iterations: Optional[int] = None, options: Optional[Options] = None) -> StepInfo:
     """Advances ``data`` (a ``mujoco.MjData`` of ``model``) by one time step ``model.opt.timestep`` with TAMSI, in
     place, like ``mujoco.mj_step(model, data)``; returns the step's ``tamsi.StepInfo``.
 
     Keywords as ``tamsi.Simulator``'s: solver ("tamsi", "tamsi-oneway"), narrow_phase ("analytic", "mujoco"),
     stiffness (N/m) and dissipation (s/m) overriding MJCF user data, stiction_tolerance v_s (m/s; 1e-4 when None),
-    threads, max_iterations, options (a ``tamsi.Options``). Raises TypeError (one line) when model or data is not a
-    ``mujoco.MjModel`` / ``mujoco.MjData``, ValueError for data of another model or a bad setting, StepFailedError
-    (data unchanged) when every substep retry failed.
+    threads (1 when None), max_iterations, options (a ``tamsi.Options``, whose stiction_tolerance, num_threads and
+    max_iterations count where they differ from ``Options()``'s). Raises TypeError (one line) when model or data is
+    not a ``mujoco.MjModel`` / ``mujoco.MjData`` or a keyword has the wrong type, ValueError for data of another model,
+    a bad setting or one given both as a keyword and in options with different values, StepFailedError (data
+    unchanged) when every substep retry failed.
     """
     key = (solver, narrow_phase, stiffness, dissipation, stiction_tolerance, threads, max_iterations, options)
     global _last

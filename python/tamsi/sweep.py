@@ -9,19 +9,27 @@ A spec (JSON, or the same dict in Python) names the runs::
      "plot": {"x": "dt", "y": ["real_time_rate", "iterations_mean"]}}
 
 Every run is ``fixed``, updated by one entry of ``runs`` (one empty entry when absent), updated by one point of the
-Cartesian product of ``grid``. A run's parameters are the keyword arguments of ``tamsi.Simulator`` (``scene``,
+Cartesian product of ``grid``. A run names either a scene (``scene``: a simulator run) or a quasi-static example
+(``example``: ``tamsi quasistatic run EXAMPLE``, with ``epsilon`` its feedback scaling, the example's default when
+absent). A simulator run's parameters are the keyword arguments of ``tamsi.Simulator`` (``scene``,
 ``solver``, ``mujoco_solver``, ``narrow_phase``, ``dt`` (s), ``stiffness`` (N/m), ``dissipation`` (s/m),
 ``stiction_tolerance`` (v_s, m/s), ``friction`` (μ), ``threads``, ``max_iterations``, ``keyframe``, ``bodies``,
 ``seed``, ``drop_speed`` (m/s)), plus ``duration`` (s; the scene's when absent) and ``options`` (a dict of
 ``tamsi.Options`` fields, enums by name). ``outputs`` adds final-state columns: ``joint:NAME`` (the joint's
 positions) and ``body:NAME`` (the body's world position, m).
 
-Each run is one Dask task in a worker process and returns its figures: steps, wall time, real-time rate, Newton
-iterations (mean, max), retried steps and failed solves, contacts, the scene's checks (``check:NAME`` values,
-``checks_passed``) and the outputs. A run that raises is a row with ``status`` "failed" and its ``message``. As
-tasks finish, the driver writes each row to OUTPUT/runs/KEY.json (KEY: a hash of the run's parameters), so a
-sweep started again with the same output folder runs only what is missing. The table is OUTPUT/results.csv, with
-OUTPUT/plot.png of the plot's columns.
+Each run is one Dask task in a worker process and returns its figures. A simulator run: steps, wall time, real-time
+rate, Newton iterations (mean, max), retried steps and failed solves, contacts, the scene's checks (``check:NAME``
+values, ``checks_passed``) and the outputs. A quasi-static run: what ``tamsi quasistatic run`` gives for it, its
+outcome ``simulation_status`` ("completed", "no_solution", "solver_failure"), ``epsilon`` (the one used),
+``steps_requested``, ``steps_solved``, ``total_pivots``, ``max_lcp_size`` and the last row of its ``--output`` CSV
+(``time``, ``object_x``, ``object_y``, ``object_theta`` (m, rad), the manipulator's coordinates by name, ``min_gap``
+(m), ``max_normal_impulse`` (N s), ``num_contacts``); ``outputs`` do not apply to it. A run that raises is a row with
+``status`` "failed" and its ``message``. As tasks finish, the driver writes each row to OUTPUT/runs/KEY.json (KEY: a
+hash of the run's parameters), so a sweep started again with the same output folder runs only what is missing. The
+table is OUTPUT/results.csv, with OUTPUT/plot.png of the plot's columns. OUTPUT is ``./tamsi_sweeps/NAME`` under the
+current folder unless given (NAME: the spec's ``name``; ``tamsi sweep``: else the spec file's name). On a terminal a
+progress bar shows how many runs are done.
 """
 
 import argparse
@@ -33,7 +41,12 @@ import os
 import sys
 import time
 
+from ._progress import terminal_bar
+
 _RUN_FIELDS = ("duration", "options", "outputs")
+
+#: The folder under the current one that holds each sweep's results folder by default.
+SWEEPS_FOLDER = "tamsi_sweeps"
 
 
 #: The most runs one sweep expands to, checked before any is built (a grid of 10^10 points never ended).
@@ -71,10 +84,19 @@ def expand(spec):
     for entry in entries:
         for point in itertools.product(*(grid[n] for n in names)):
             run = {**fixed, **entry, **dict(zip(names, point))}
-            if "scene" not in run:
-                raise ValueError("spec: a run without 'scene' (give it in fixed, runs or grid)")
+            if ("scene" in run) == ("example" in run):
+                raise ValueError("spec: each run needs either 'scene' (a simulator run) or 'example' (a quasi-static "
+                                 "example), in fixed, runs or grid")
             runs.append(run)
     return runs
+
+
+def default_output(name):
+    """The results folder of the sweep called ``name``: ./tamsi_sweeps/NAME under the current folder. Raises
+    ValueError unless ``name`` is a plain folder name."""
+    if not isinstance(name, str) or name in ("", ".", "..") or "/" in name or (os.altsep and os.altsep in name):
+        raise ValueError(f"spec.name: expected a folder name (no '/'), got {name!r}")
+    return os.path.join(os.getcwd(), SWEEPS_FOLDER, name)
 
 
 def run_key(run, outputs=()):
@@ -102,29 +124,54 @@ def _outputs(sim, outputs):
     return figures
 
 
-def run_one(run, outputs=()):
-    """Simulates one run and returns its figures as a flat dict; an exception becomes status "failed"."""
+def _run_quasistatic(run):
+    """The figures of a quasi-static run: ``tamsi quasistatic run EXAMPLE --epsilon E --output CSV`` gives the same
+    (its summary line's numbers and the CSV's last row)."""
     import tamsi  # imported in the worker process
 
+    unknown = set(run) - {"example", "epsilon"}
+    if unknown:
+        raise ValueError(f"a quasi-static run takes 'example' and 'epsilon', not {', '.join(sorted(unknown))}")
+    result = tamsi.quasistatic.run(run["example"], run.get("epsilon"))
+    row = {key: result[key] for key in ("epsilon", "steps_requested", "steps_solved", "total_pivots", "max_lcp_size")}
+    row["simulation_status"] = result["status"]
+    row["time"] = float(result["time"][-1])
+    row.update(zip(("object_x", "object_y", "object_theta"), map(float, result["object"][-1])))
+    row.update(zip(result["manipulator_names"], map(float, result["manipulator"][-1])))
+    row.update(min_gap=float(result["min_gap"][-1]), max_normal_impulse=float(result["max_normal_impulse"][-1]),
+               num_contacts=int(result["num_contacts"][-1]))
+    return row
+
+
+def _run_simulator(run, outputs):
+    """The figures of a simulator run (tamsi.Simulator)."""
+    import tamsi  # imported in the worker process
+
+    kwargs = {k: v for k, v in run.items() if k not in _RUN_FIELDS}
+    if "options" in run:
+        kwargs["options"] = tamsi.make_options(**run["options"])
+    scene = kwargs.pop("scene")
+    sim = tamsi.Simulator(scene, **kwargs)
+    stats = sim.run(run.get("duration"))
+    checks = sim.checks()
+    row = dict(steps=stats.steps, sim_time=stats.sim_time, wall_time=stats.wall_time,
+               real_time_rate=stats.real_time_rate, iterations_mean=stats.iterations_mean,
+               iterations_max=stats.iterations_max, retried_steps=stats.retried_steps,
+               failed_solves=stats.failed_solves, contacts_mean=stats.contacts_mean, contacts_max=stats.contacts_max,
+               checks_passed=all(c["passed"] for c in checks) if checks else None)
+    for check in checks:
+        row[f"check:{check['name']}"] = check["value"]
+    row.update(_outputs(sim, outputs))
+    return row
+
+
+def run_one(run, outputs=()):
+    """Runs one run (a simulator run, or a quasi-static one with 'example') in this process and returns its figures
+    as a flat dict; an exception becomes status "failed"."""
     row = {"key": run_key(run, outputs), "status": "ok", "message": ""}
     start = time.perf_counter()
     try:
-        kwargs = {k: v for k, v in run.items() if k not in _RUN_FIELDS}
-        if "options" in run:
-            kwargs["options"] = tamsi.make_options(**run["options"])
-        scene = kwargs.pop("scene")
-        sim = tamsi.Simulator(scene, **kwargs)
-        stats = sim.run(run.get("duration"))
-        checks = sim.checks()
-        row.update(steps=stats.steps, sim_time=stats.sim_time, wall_time=stats.wall_time,
-                   real_time_rate=stats.real_time_rate, iterations_mean=stats.iterations_mean,
-                   iterations_max=stats.iterations_max, retried_steps=stats.retried_steps,
-                   failed_solves=stats.failed_solves, contacts_mean=stats.contacts_mean,
-                   contacts_max=stats.contacts_max,
-                   checks_passed=all(c["passed"] for c in checks) if checks else None)
-        for check in checks:
-            row[f"check:{check['name']}"] = check["value"]
-        row.update(_outputs(sim, outputs))
+        row.update(_run_quasistatic(run) if "example" in run else _run_simulator(run, outputs))
     except Exception as error:  # a failed run is a row with its message, never lost
         row.update(status="failed", message=f"{type(error).__name__}: {error}")
     row["task_seconds"] = time.perf_counter() - start
@@ -202,12 +249,19 @@ class SweepResult:
         return pandas.DataFrame(self.rows)
 
 
-def run_sweep(spec, output, scheduler=None, workers=2, retry_failed=False, log=print):
+def run_sweep(spec, output=None, scheduler=None, workers=2, retry_failed=False, log=print):
     """Runs a sweep spec (a dict) on the Dask scheduler at `scheduler`, or on a local cluster of `workers` worker
-    processes (one thread each) when None. Results are kept in `output` (see the module's doc); runs already there
-    are not run again (failed ones are with retry_failed). Returns a SweepResult."""
+    processes (one thread each) when None. Results are kept in the folder `output`, ./tamsi_sweeps/NAME when None
+    (default_output of the spec's name, which it then needs; see the module's doc); runs already there are not run
+    again (failed ones are with retry_failed). On a terminal (stderr) a progress bar counts the finished runs. Returns
+    a SweepResult. Raises ValueError for a spec of the wrong shape (naming the field), OSError when `output` cannot
+    be written."""
     from distributed import Client, LocalCluster, as_completed
 
+    if output is None:
+        if "name" not in spec:
+            raise ValueError("spec.name: needed for the default output folder (or give output)")
+        output = default_output(spec["name"])
     runs = expand(spec)
     outputs = spec.get("outputs", [])
     runs_dir = os.path.join(output, "runs")
@@ -233,6 +287,7 @@ def run_sweep(spec, output, scheduler=None, workers=2, retry_failed=False, log=p
                        for key, run in todo.items()]
             done = 0
             start = time.perf_counter()
+            bar = terminal_bar(len(todo), "runs")
             for future in as_completed(futures):
                 try:
                     row = future.result()
@@ -243,10 +298,16 @@ def run_sweep(spec, output, scheduler=None, workers=2, retry_failed=False, log=p
                 finished[row["key"]] = row
                 done += 1
                 rate = row.get("real_time_rate")
+                if bar is not None:
+                    bar.clear()
                 log(f"[{done}/{len(todo)}] {row['key']} {row['status']}"
                     + (f", real-time rate {rate:.3g}" if isinstance(rate, float) else "")
                     + (f": {row['message']}" if row["message"] else "")
                     + f" ({time.perf_counter() - start:.1f} s)")
+                if bar is not None:
+                    bar.update(done)
+            if bar is not None:
+                bar.clear()
         finally:
             client.close()
             if cluster is not None:
@@ -276,7 +337,9 @@ def main(argv=None):
     parser.add_argument("--scheduler", help="address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786; "
                                             "without it a local cluster of --workers processes")
     parser.add_argument("--workers", type=int, default=2, help="local cluster: worker processes (default 2)")
-    parser.add_argument("--output", default=None, help="results folder (default: SPEC without .json, + _sweep)")
+    parser.add_argument("--output", default=None,
+                        help=f"results folder (default: ./{SWEEPS_FOLDER}/NAME, NAME the spec's name, else the spec "
+                             "file's name without .json)")
     parser.add_argument("--retry-failed", action="store_true", help="run failed runs of a previous sweep again")
     args = parser.parse_args(argv)
     max_workers = max(64, 8 * (os.cpu_count() or 1))  # as for threads: a bound before any process starts
@@ -289,8 +352,9 @@ def main(argv=None):
     except (OSError, ValueError) as error:  # a missing file, or text that is not JSON
         print(f"tamsi sweep: cannot read spec '{args.spec}': {error}", file=sys.stderr)
         return 2
-    output = args.output or os.path.splitext(args.spec)[0] + "_sweep"
     try:
+        name = spec.get("name") if isinstance(spec, dict) else None
+        output = args.output or default_output(name or os.path.splitext(os.path.basename(args.spec))[0])
         result = run_sweep(spec, output, scheduler=args.scheduler, workers=args.workers,
                            retry_failed=args.retry_failed, log=lambda line: print(line, flush=True))
     except ValueError as error:

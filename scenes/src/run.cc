@@ -19,10 +19,21 @@ Run::Run(Scene scene, const SimulatorOptions& options, const RunRequest& request
 
 void Run::Build(const SimulatorOptions& options, const RunRequest& request) {
   duration_ = request.duration.value_or(scene_.duration);
-  const int keyframe = FindKeyframe(*scene_.model, request.keyframe);
+  keyframe_ = FindKeyframe(*scene_.model, request.keyframe);
   Controller controller = CalcController(request);
-  simulator_ = std::make_unique<Simulator>(std::move(scene_.model), options, keyframe, std::move(controller));
+  simulator_ = std::make_unique<Simulator>(std::move(scene_.model), options, keyframe_, std::move(controller));
   if (scene_.sensor) simulator_->set_step_observer(scene_.sensor);
+  if (scene_.controller_state) controller_state_start_ = scene_.controller_state->SaveState();
+  if (scene_.checks) checks_start_ = scene_.checks->SaveState();
+}
+
+void Run::Reset(const std::optional<std::string>& keyframe) {
+  simulator_->Reset(keyframe ? FindKeyframe(model(), *keyframe) : keyframe_);
+  if (scene_.controller_state) scene_.controller_state->RestoreState(controller_state_start_);
+  if (scene_.checks) scene_.checks->RestoreState(checks_start_);
+  step_ = 0;
+  last_step_ = StepInfo();
+  resumed_.reset();
 }
 
 Controller Run::CalcController(const RunRequest& request) const {

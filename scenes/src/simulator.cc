@@ -30,6 +30,13 @@ ModelPtr CheckModel(ModelPtr model) {
   return model;
 }
 
+/// Throws std::invalid_argument unless `keyframe` is -1 or one of the model's keyframes.
+void CheckKeyframe(const mjModel& model, int keyframe) {
+  if (keyframe < -1 || keyframe >= model.nkey) {
+    throw std::invalid_argument("Simulator: keyframe " + std::to_string(keyframe) + " out of range");
+  }
+}
+
 /// The model's state at `keyframe` (-1: qpos0 at rest). Throws std::invalid_argument naming the keyframe and the
 /// entry when a position, velocity, activation or control is not finite.
 void ResetState(const mjModel& model, mjData* data, int keyframe) {
@@ -150,9 +157,7 @@ Simulator::Simulator(ModelPtr model, const SimulatorOptions& options, int keyfra
   if (options.mujoco_solver < -1 || options.mujoco_solver > mjSOL_NEWTON) {
     throw std::invalid_argument("SimulatorOptions.mujoco_solver must be -1, mjSOL_PGS, mjSOL_CG or mjSOL_NEWTON");
   }
-  if (keyframe < -1 || keyframe >= model_->nkey) {
-    throw std::invalid_argument("Simulator: keyframe " + std::to_string(keyframe) + " out of range");
-  }
+  CheckKeyframe(*model_, keyframe);
   time_step_ = options.time_step > 0 ? options.time_step : model_->opt.timestep;
   if (!(time_step_ > 0)) throw std::invalid_argument("Simulator: the model's timestep must be positive");
   FindFreeBodies();
@@ -172,6 +177,14 @@ Simulator::Simulator(ModelPtr model, const SimulatorOptions& options, int keyfra
 }
 
 Simulator::~Simulator() = default;
+
+void Simulator::Reset(int keyframe) {
+  CheckKeyframe(*model_, keyframe);
+  ResetState(*model_, data_.get(), keyframe);
+  problem_ = ContactProblem();
+  result_ = Result();
+  ResetStatistics();
+}
 
 StepInfo Simulator::Step() {
   const auto start = std::chrono::steady_clock::now();
@@ -474,6 +487,24 @@ std::vector<ContactRecord> Simulator::LastContacts() const {
     records.push_back(record);
   }
   return records;
+}
+
+const mjtNum* Simulator::Sensors() {
+  if (model_->nsensordata == 0) return data_->sensordata;
+  if (!sensor_data_) sensor_data_.reset(mj_makeData(model_.get()));
+  for (;;) {
+    mj_copyState(model_.get(), data_.get(), sensor_data_.get(), mjSTATE_INTEGRATION);
+    const mjWarningStat* warnings = sensor_data_->warning;
+    const int full = warnings[mjWARN_CONTACTFULL].number + warnings[mjWARN_CNSTRFULL].number;
+    try {
+      mj_forward(model_.get(), sensor_data_.get());
+      if (warnings[mjWARN_CONTACTFULL].number + warnings[mjWARN_CNSTRFULL].number == full)
+        return sensor_data_->sensordata;
+    } catch (const ArenaFullError&) {
+    }
+    // The arena was too small for MuJoCo's contacts and constraint rows at this state: double it, compute again.
+    GrowArena(model_.get(), &sensor_data_);
+  }
 }
 
 void Simulator::UpdateKinematics() {

@@ -5,6 +5,7 @@ loopback, one of them killed mid-sweep."""
 import csv
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -13,6 +14,7 @@ import time
 
 import pytest
 
+import tamsi
 from tamsi import sweep
 
 SPEC = {"fixed": {"scene": "box_stick_slip", "duration": 0.05, "dt": 1e-3},
@@ -117,3 +119,49 @@ def test_specs_of_the_wrong_shape_or_size_are_named_before_anything_runs(tmp_pat
     blocker.write_text("")
     assert sweep.main([str(path), "--output", str(blocker / "out")]) == 2
     assert capsys.readouterr().err.startswith(f"tamsi sweep: --output '{blocker / 'out'}': ")
+
+
+def quasistatic_command(example, epsilon, tmp_path):
+    """`tamsi quasistatic run EXAMPLE --epsilon E --output CSV`: its summary line's numbers and the CSV's last row."""
+    path = tmp_path / f"{example}.csv"
+    printed = subprocess.run([os.environ["TAMSI_CLI"], "quasistatic", "run", example, "--epsilon", repr(epsilon),
+                              "--output", str(path)], check=True, capture_output=True, text=True).stdout
+    status, solved, requested, pivots, lcp = re.search(
+        r"\): (\w+): (\d+)/(\d+) steps, (\d+) pivots, max LCP (\d+)", printed).groups()
+    with open(path) as f:
+        last = list(csv.DictReader(f))[-1]
+    return status, [int(solved), int(requested), int(pivots), int(lcp)], last
+
+
+def test_quasistatic_rows_equal_the_command(tmp_path, monkeypatch):
+    examples = [name for name, _, _ in tamsi.quasistatic.examples()][:2]
+    spec = {"name": "pushes", "grid": {"example": examples, "epsilon": [0.5, 1e-3]},
+            "plot": {"x": "epsilon", "y": ["object_x"]}}
+    monkeypatch.chdir(tmp_path)
+    result = sweep.run_sweep(spec, workers=1, log=lambda line: None)
+    # The default folder: ./tamsi_sweeps/NAME under the current one.
+    assert result.csv_path == str(tmp_path / "tamsi_sweeps" / "pushes" / "results.csv")
+    assert len(result.rows) == 4 and not result.failed
+    for row in result.rows:
+        status, counts, last = quasistatic_command(row["example"], row["epsilon"], tmp_path)
+        assert row["simulation_status"] == status
+        assert [row[k] for k in ("steps_solved", "steps_requested", "total_pivots", "max_lcp_size")] == counts
+        for column, text in last.items():  # the CSV holds 12 significant digits
+            assert row[column] == pytest.approx(float(text), rel=1e-11, abs=1e-14), column
+    with pytest.raises(ValueError, match="each run needs either 'scene'"):
+        sweep.expand({"fixed": {"scene": "box_stick_slip", "example": examples[0]}})
+    assert sweep.run_one({"example": examples[0], "dt": 1e-3})["message"] == (
+        "ValueError: a quasi-static run takes 'example' and 'epsilon', not dt")
+
+
+def test_command_writes_under_the_working_folder(tmp_path, monkeypatch):
+    example = tamsi.quasistatic.examples()[0][0]
+    (tmp_path / "qs.json").write_text(json.dumps({"fixed": {"example": example}}))
+    monkeypatch.chdir(tmp_path)
+    assert sweep.main([str(tmp_path / "qs.json"), "--workers", "1"]) == 0
+    assert (tmp_path / "tamsi_sweeps" / "qs" / "results.csv").exists()
+    for name in ("", "..", "a/b"):
+        with pytest.raises(ValueError, match="spec.name: expected a folder name"):
+            sweep.default_output(name)
+    with pytest.raises(ValueError, match="spec.name: needed for the default output folder"):
+        sweep.run_sweep({"fixed": {"example": example}})

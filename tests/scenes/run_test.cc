@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -86,6 +87,32 @@ TEST(Run, TheScenesChecksSeeEveryStepButNotTheSettling) {
   EXPECT_EQ(run.simulator().statistics().steps, 0);
   run.StepUntil(5);
   EXPECT_EQ(run.scene().checks->Results()[0].value, 5.0);
+}
+
+TEST(Run, ResetStartsAfreshAndItsStepsEqualANewRunsBitwise) {
+  RunRequest request;
+  request.scene = "box_stick_slip";
+  request.settings.time_step = 1e-3;
+  Scene scene = LoadScene(request.scene);
+  scene.checks = std::make_shared<CountingChecks>();
+  scenes::Run run(std::move(scene), request);
+  run.StepUntil(30);
+  run.simulator().data().qfrc_applied[0] = 1.0;
+  run.Reset();
+  EXPECT_EQ(run.step(), 0);
+  EXPECT_EQ(run.time(), 0.0);
+  EXPECT_EQ(run.data().qfrc_applied[0], 0.0);
+  EXPECT_EQ(run.simulator().statistics().steps, 0);
+  EXPECT_EQ(run.simulator().last_problem().num_contacts(), 0);
+  EXPECT_EQ(run.scene().checks->Results()[0].value, 0.0);
+  run.StepUntil(20);
+  scenes::Run fresh = BoxRun(1e-3);
+  fresh.StepUntil(20);
+  const mjModel& m = run.model();
+  EXPECT_EQ(std::memcmp(run.data().qpos, fresh.data().qpos, sizeof(double) * m.nq), 0);
+  EXPECT_EQ(std::memcmp(run.data().qvel, fresh.data().qvel, sizeof(double) * m.nv), 0);
+  EXPECT_EQ(run.scene().checks->Results()[0].value, 20.0);
+  EXPECT_THROW(run.Reset("no_such_key"), std::invalid_argument);
 }
 
 TEST(Run, ResumeContinuesAtTheCheckpointsStep) {

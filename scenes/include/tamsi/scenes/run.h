@@ -91,6 +91,12 @@ class Run {
   /// afresh. Returns whether it came to rest; `steps` receives the steps it took.
   bool Settle(long long* steps);
 
+  /// Starts the run afresh from keyframe `keyframe` (FindKeyframe's names; unset: the keyframe the run was made
+  /// from): the simulator as Simulator::Reset leaves it, the scene's controller state and checks as they were when
+  /// the run was made, step() 0. The steps that follow equal a new run's, bitwise. Throws std::invalid_argument for
+  /// an unknown keyframe, naming it and the model's keyframes.
+  void Reset(const std::optional<std::string>& keyframe = std::nullopt);
+
   /// Appends an output; observers see each step in the order they were added.
   void AddObserver(std::unique_ptr<RunObserver> observer);
   const std::vector<std::unique_ptr<RunObserver>>& observers() const { return observers_; }
@@ -136,6 +142,9 @@ class Run {
 
   Scene scene_;
   std::unique_ptr<Simulator> simulator_;
+  /// The keyframe the run was made from, and the scene's controller state and checks then (Reset).
+  int keyframe_{-1};
+  std::vector<double> controller_state_start_, checks_start_;
   double duration_{0.0};
   long long step_{0};
   StepInfo last_step_;

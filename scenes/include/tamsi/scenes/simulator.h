@@ -156,6 +156,12 @@ class Simulator {
   const RunStatistics& statistics() const { return stats_; }
   /// Starts the statistics afresh (e.g. after settling a scene).
   void ResetStatistics() { stats_ = RunStatistics(); }
+  /// Puts the simulator back as it was made from keyframe `keyframe` (-1: the model's qpos0 at rest): all of mjData
+  /// reset as MuJoCo's mj_resetData / mj_resetDataKeyframe do (time 0; ctrl, applied forces and activations from the
+  /// keyframe or zero), the last problem and result cleared and the statistics started afresh. The next step equals
+  /// a new simulator's first, bitwise. Throws std::invalid_argument for a keyframe out of range or a keyframe with a
+  /// non-finite entry.
+  void Reset(int keyframe);
 
   /// Called at the end of every Step() with the simulator (its state, and the step's contacts and forces).
   using StepObserver = std::function<void(const Simulator&)>;
@@ -185,6 +191,12 @@ class Simulator {
 
   /// Recomputes kinematics and body velocities (xpos, xquat, cvel) at the current state, for output.
   void UpdateKinematics();
+  /// MuJoCo's sensor readings at the current state and inputs (nsensordata values, laid out by the model's sensor
+  /// tables sensor_adr and sensor_dim), as mj_forward computes them: on a scratch copy of the data
+  /// (mj_copyState, mjSTATE_INTEGRATION), so that the state and the last step's contacts and forces stay as they were;
+  /// its arena grows (GrowArena) until MuJoCo's contacts and constraint rows fit. Sensors of forces and accelerations
+  /// read MuJoCo's own constraint solution at that state, not TAMSI's. Throws MujocoError when the arena cannot grow.
+  const mjtNum* Sensors();
 
  private:
   StepInfo StepTamsi();
@@ -204,6 +216,7 @@ class Simulator {
 
   ModelPtr model_;
   DataPtr data_;
+  DataPtr sensor_data_;  // Sensors()'s scratch copy, made at its first call
   SimulatorOptions options_;
   Controller controller_;
   double time_step_{0.0};
