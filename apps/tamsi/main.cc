@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
   CLI::App app{"tamsi: compliant contact with regularized friction, sparse and parallel (Castro, Qu et al. 2020)"};
   app.require_subcommand(0, 1);
+  // A bad flag or argument is one line, CLI11's message alone (its default adds "Run with --help ...").
+  app.failure_message([](const CLI::App*, const CLI::Error& e) { return std::string(e.what()) + "\n"; });
   tamsi::cli::AddSolveCommand(app);
   tamsi::cli::AddRunCommand(app);
   tamsi::cli::AddRenderCommand(app);
