@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <tamsi/kernels/parallel.h>
+#include <tamsi/newton_system.h>
 #include <tamsi/synthetic/synthetic_problems.h>
 #include <tamsi/tamsi_solver.h>
 
@@ -232,6 +234,57 @@ double GroundForce(const SyntheticProblem& s, const Eigen::VectorXd& fn) {
 
 /// With π = k δ0 (v = 0) the contact forces Jnᵀ π balance gravity exactly on every body (no net force, no torque),
 /// and the ground carries the total weight.
+// The Newton matrix of 6-DOF bodies touching each other (eq. 23, symmetric part included) equals central differences
+// of the residual: its pattern is built a body's columns at a time and each contact's support in runs of a body's
+// velocities (kernels::NewtonMatrixPattern), which the random problems of tamsi_solver_test do not exercise.
+TEST(SyntheticProblems, BodyNewtonMatrixMatchesFiniteDifferencesOfTheResidual) {
+  const double vs = 1e-2;  // wide stiction region: sampled points avoid the kink at ‖vt‖ = v_s
+  int checked = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    SyntheticOptions o = Sliding();
+    o.tower_height = 3;  // two towers of three: contacts with the ground and between spheres
+    const SyntheticProblem s = SphereStack(6, seed, o);
+    const ContactProblem& p = s.problem;
+    const int nv = p.num_velocities(), nc = p.num_contacts();
+    const kernels::ThreadBudget budget(1);
+    NewtonSystem system(p, /*two_way=*/true, vs, FrictionRegularization::kLinear, budget);
+    const Eigen::VectorXd v = *p.v0 + 2e-3 * Eigen::VectorXd::Ones(nv);
+    system.Evaluate(v);
+    bool smooth = true;  // away from the kinks of eq. 5 (δ = 0, 1 − d vn = 0) and eq. 7 (s = 1)
+    for (int i = 0; i < nc; ++i) {
+      const double speed = system.vt().segment<2>(2 * i).norm() / vs;
+      smooth &= std::abs(speed - 1) > 0.05 && p.delta0[i] - p.time_step * system.vn()[i] > 1e-5 &&
+                1 - p.dissipation[i] * system.vn()[i] > 1e-2;
+    }
+    if (!smooth) continue;
+    ++checked;
+    Eigen::VectorXd symmetric;
+    system.Assemble(&symmetric);
+    const Eigen::MatrixXd A = system.Jacobian();
+    Eigen::MatrixXd fd(nv, nv);
+    const double eps = 1e-7;
+    for (int j = 0; j < nv; ++j) {
+      Eigen::VectorXd vp = v, vm = v;
+      vp[j] += eps;
+      vm[j] -= eps;
+      system.Evaluate(vp);
+      const Eigen::VectorXd rp = system.residual();
+      system.Evaluate(vm);
+      fd.col(j) = (rp - system.residual()) / (2 * eps);
+    }
+    EXPECT_LT((A - fd).norm(), 1e-6 * A.norm()) << "seed " << seed;
+    // The symmetric part on the same pattern: A without W_tn, so symmetric, and equal to A where no contact couples
+    // a normal to a tangential velocity.
+    const auto& pattern = system.pattern();
+    Eigen::MatrixXd S = Eigen::MatrixXd::Zero(nv, nv);
+    for (int j = 0; j < nv; ++j)
+      for (int e = pattern.col_ptr()[j]; e < pattern.col_ptr()[j + 1]; ++e) S(pattern.row_index()[e], j) = symmetric[e];
+    EXPECT_LT((S - S.transpose()).norm(), 1e-12 * S.norm()) << "seed " << seed;
+    EXPECT_LT((S - A).norm(), 0.5 * A.norm()) << "seed " << seed;
+  }
+  EXPECT_GE(checked, 3);
+}
+
 TEST(SyntheticProblems, SettledPenetrationsBalanceGravity) {
   const SyntheticProblem families[] = {SpheresOnPlane(9, 2), SphereStack(9, 2), BoxGrid(9, 2)};
   for (const SyntheticProblem& s : families) {
