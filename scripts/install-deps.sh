@@ -11,7 +11,7 @@ packages=(build-essential cmake ninja-build pkg-config
           nlohmann-json3-dev libcli11-dev libtinyxml2-dev
           libgtest-dev libgmock-dev libbenchmark-dev
           libsiconos-numerics-dev gnuplot-nox
-          clang clang-format libclang-rt-14-dev libomp-14-dev
+          clang clang-format clang-tidy libclang-rt-14-dev libomp-14-dev
           libosmesa6-dev ffmpeg python3-matplotlib chromium
           pybind11-dev python3-numpy python3-scipy python3-pytest python3-distributed python3-pandas python3-venv)
 missing=()

@@ -1,4 +1,5 @@
 #include <tamsi/kernels/contact_jacobian.h>
+#include <tamsi/kernels/debug_assert.h>
 
 #include <algorithm>
 
@@ -45,6 +46,7 @@ ContactJacobian::ContactJacobian(const Sparse& Jn, const Sparse& Jt)
         const int local_row = rows_per_contact == 1 ? 0 : 1 + static_cast<int>(it.row()) % 2;
         const int* begin = support(i);
         const int a = static_cast<int>(std::lower_bound(begin, begin + support_size(i), j) - begin);
+        TAMSI_DEBUG_ASSERT(a < support_size(i) && begin[a] == j);
         slot->push_back(3 * (support_ptr_[i] + a) + local_row);
       }
   };

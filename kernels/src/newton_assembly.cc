@@ -1,3 +1,4 @@
+#include <tamsi/kernels/debug_assert.h>
 #include <tamsi/kernels/newton_assembly.h>
 
 #include <algorithm>
@@ -52,7 +53,9 @@ NewtonMatrixPattern::NewtonMatrixPattern(const Eigen::SparseMatrix<double, Eigen
   auto position = [&](int row, int col) {
     const auto begin = row_index_.begin() + col_ptr_[col];
     const auto end = row_index_.begin() + col_ptr_[col + 1];
-    return static_cast<int>(std::lower_bound(begin, end, row) - row_index_.begin());
+    const auto at = std::lower_bound(begin, end, row);
+    TAMSI_DEBUG_ASSERT(at != end && *at == row);
+    return static_cast<int>(at - row_index_.begin());
   };
   m_source_.assign(row_index_.size(), -1);
   for (int j = 0; j < nv; ++j) {
@@ -73,6 +76,7 @@ NewtonMatrixPattern::NewtonMatrixPattern(const Eigen::SparseMatrix<double, Eigen
         // Rows are sorted and unique, and the whole support is in column S[b]: a support row that follows the previous
         // one (a body's next velocity) sits in the next slot, so only the start of each run is searched.
         p = a > 0 && S[a] == S[a - 1] + 1 ? p + 1 : position(S[a], S[b]);
+        TAMSI_DEBUG_ASSERT(p < col_ptr_[S[b] + 1] && row_index_[p] == S[a]);
         target[k_offset_[i] + b * m + a] = p;
         ++gather_ptr_[p + 1];
       }

@@ -1,5 +1,7 @@
 #include "islands.h"
 
+#include <tamsi/kernels/debug_assert.h>
+
 #include <numeric>
 
 namespace tamsi::internal {
@@ -81,6 +83,7 @@ IslandPartition FindIslands(const kernels::NewtonMatrixPattern& pattern, const k
     for (int c = p.velocity_ptr[k]; c < p.velocity_ptr[k + 1]; ++c) {
       const int j = p.velocities[c];
       for (int e = col_ptr[j]; e < col_ptr[j + 1]; ++e) {
+        TAMSI_DEBUG_ASSERT(island[row_index[e]] == k);  // an island is closed under the pattern's entries
         p.local_row_index.push_back(local[row_index[e]]);
         p.value_source.push_back(e);
       }

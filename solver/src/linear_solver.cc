@@ -3,6 +3,7 @@
 #include <amd.h>
 #include <cholmod.h>
 #include <klu.h>
+#include <tamsi/kernels/debug_assert.h>
 extern "C" {  // ldl.h, unlike SuiteSparse's other headers, declares no C linkage
 #include <ldl.h>
 }
@@ -277,6 +278,7 @@ class CholmodSolver final : public LinearSolver {
         if (A.row_index[p] > j) continue;
         const int a = inverse[A.row_index[p]], b = inverse[j];  // entry (a, b) of PAPᵀ: in T at (max, min)
         const int slot = next[std::min(a, b)]++;
+        TAMSI_DEBUG_ASSERT(slot < lower_col_ptr_[std::min(a, b) + 1]);
         lower_row_index_[slot] = std::max(a, b);
         lower_source_[slot] = p;
       }
