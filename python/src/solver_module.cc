@@ -63,6 +63,18 @@ Raises ValueError naming the bad field, e.g. "ContactProblem.Jt: expected 6 x 12
 /// entries summed, as scipy means them (Eigen would keep them apart), and row indices sorted. The caller's object is
 /// left as it was. Raises ValueError naming `field` for anything else.
 SparseMatrix ToSparse(const py::object& value, const char* field) {
+  // Sizes are bounded as in problem files (kMaxProblemSize velocities, 2 kMaxProblemSize rows: Jt's 2 nc) before
+  // scipy allocates the compressed columns.
+  if (py::hasattr(value, "shape")) {
+    const py::tuple shape = py::tuple(value.attr("shape"));
+    if (shape.size() == 2 &&
+        (shape[0].cast<double>() > 2.0 * kMaxProblemSize || shape[1].cast<double>() > kMaxProblemSize)) {
+      throw std::invalid_argument(
+          std::string("ContactProblem.") + field + ": " + py::str(shape[0]).cast<std::string>() + " x " +
+          py::str(shape[1]).cast<std::string>() + " is more than tamsi reads (" +
+          std::to_string(2LL * kMaxProblemSize) + " rows, " + std::to_string(kMaxProblemSize) + " columns)");
+    }
+  }
   try {
     py::object csc = py::module_::import("scipy.sparse").attr("csc_matrix")(value, py::arg("copy") = true);
     csc.attr("sum_duplicates")();

@@ -56,6 +56,12 @@ def test_named_errors():
     with pytest.raises(ValueError, match=r"ContactProblem\.Jt: expected 2 × 2, got 2 × 3"):
         tamsi.ContactProblem(time_step=H, M=p.M, Jn=p.Jn, Jt=sp.csc_matrix((2, 3)), p_star=p.p_star,
                              delta0=p.delta0, stiffness=p.stiffness, dissipation=p.dissipation, friction=p.friction)
+    # A huge declared size is refused before anything is allocated for it (at most 2^28 velocities, as in files).
+    n = 10**9
+    huge = sp.coo_matrix((np.ones(1), (np.array([n - 1]), np.array([n - 1]))), shape=(n, n))
+    with pytest.raises(ValueError, match=r"ContactProblem\.M: 1000000000 x 1000000000 is more than tamsi reads"):
+        tamsi.ContactProblem(time_step=H, M=huge, Jn=p.Jn, Jt=p.Jt, p_star=p.p_star, delta0=p.delta0,
+                             stiffness=p.stiffness, dissipation=p.dissipation, friction=p.friction)
     with pytest.raises(ValueError, match=r"ContactProblem\.stiffness"):
         tamsi.ContactProblem(time_step=H, M=p.M, Jn=p.Jn, Jt=p.Jt, p_star=p.p_star, delta0=p.delta0,
                              stiffness=[-1.0], dissipation=p.dissipation, friction=p.friction)
