@@ -75,6 +75,12 @@ SparseMatrix ToSparse(const py::object& value, const char* field) {
           std::to_string(2LL * kMaxProblemSize) + " rows, " + std::to_string(kMaxProblemSize) + " columns)");
     }
   }
+  if (py::hasattr(value, "dtype")) {  // complex numbers and strings would be cast, not refused
+    const std::string kind = py::str(value.attr("dtype").attr("kind"));
+    if (kind == "c" || kind == "S" || kind == "U")
+      throw std::invalid_argument(std::string("ContactProblem.") + field + ": expected real numbers, got dtype " +
+                                  py::str(value.attr("dtype")).cast<std::string>());
+  }
   try {
     py::object csc = py::module_::import("scipy.sparse").attr("csc_matrix")(value, py::arg("copy") = true);
     csc.attr("sum_duplicates")();

@@ -3,7 +3,9 @@
 pybind11 answers a call whose arguments it cannot convert with a TypeError that lists every signature of the function
 (a dozen lines for ``Simulator``). The bound classes' methods are wrapped here so that such an error becomes one line
 naming the argument, the type expected and the value given, e.g.
-``Simulator: stiffness: expected a float or None, got str '1e4'``. The wrapper costs nothing until pybind11 raises.
+``Simulator: stiffness: expected a float or None, got str '1e4'``; and an array argument of complex numbers or strings,
+which pybind11 would cast to floats, is refused the same way. Past that check the wrapper costs nothing until pybind11
+raises.
 """
 
 import functools
@@ -141,11 +143,37 @@ def _diagnose(owner: str, function: Callable[..., Any], args: Tuple[Any, ...], k
     return f"{owner}: invalid arguments (see help({owner}))"
 
 
+# NumPy dtype kinds that pybind11 would cast to floats rather than refuse: complex (the imaginary part dropped with a
+# warning), and byte or unicode strings (parsed as numbers).
+_NOT_REAL = {"c": "complex", "S": "bytes", "U": "str"}
+
+
+def _refuse_non_real(owner: str, arrays: "dict[str, int]", args: Tuple[Any, ...], kwargs: "dict[str, Any]") -> None:
+    """Raises a one-line TypeError when an array parameter (name → position after self) is given complex numbers or
+    strings."""
+    for name, position in arrays.items():
+        value = kwargs[name] if name in kwargs else args[position] if position < len(args) else None
+        if value is None or isinstance(value, (str, bytes)):
+            continue  # no value, or one pybind11 refuses itself
+        kind = getattr(getattr(value, "dtype", None), "kind", None)
+        if kind is None and isinstance(value, (list, tuple)):
+            kind = np.asarray(value).dtype.kind
+        if kind in _NOT_REAL:
+            named = "" if re.fullmatch(r"arg\d+", name) else f"{name}: "
+            raise TypeError(f"{owner}: {named}expected an array of floats, got an array of {_NOT_REAL[kind]}")
+
+
 def _wrap(owner: str, function: Callable[..., Any]) -> Callable[..., Any]:
-    """``function`` (a bound class's method, self first) with one-line TypeErrors. Its signature is (*args, **kwargs)
-    with the pybind11 docstring kept, which is how pybind11-stubgen reads a bound function's types."""
+    """``function`` (a bound class's method, self first) with one-line TypeErrors, and complex or string arrays
+    refused rather than cast. Its signature is (*args, **kwargs) with the pybind11 docstring kept, which is how
+    pybind11-stubgen reads a bound function's types."""
+    arrays = {name: position for position, (name, annotation) in enumerate(_parameters(function))
+              if "array" in _kinds(annotation)}
+
     @functools.wraps(function)
     def call(*args, **kwargs):
+        if arrays:
+            _refuse_non_real(owner, arrays, args[1:], kwargs)
         try:
             return function(*args, **kwargs)
         except TypeError as error:

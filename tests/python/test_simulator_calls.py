@@ -127,6 +127,8 @@ def test_applied_forces_hold_the_cube_against_gravity(sensors_model, solver):
         sim.xfrc_applied = np.zeros(18)
     with pytest.raises(ValueError, match="qfrc_applied: expected 7 values, got 6"):
         sim.qfrc_applied = np.zeros(6)
+    with pytest.raises(TypeError, match=r"qfrc_applied: expected an array of floats, got an array of complex$"):
+        sim.qfrc_applied = qfrc.astype(complex)  # refused, not cast to its real part
 
 
 def test_sensors_equal_mujocos_own_forward(sensors_model):

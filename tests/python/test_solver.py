@@ -56,6 +56,16 @@ def test_named_errors():
     with pytest.raises(ValueError, match=r"ContactProblem\.Jt: expected 2 × 2, got 2 × 3"):
         tamsi.ContactProblem(time_step=H, M=p.M, Jn=p.Jn, Jt=sp.csc_matrix((2, 3)), p_star=p.p_star,
                              delta0=p.delta0, stiffness=p.stiffness, dissipation=p.dissipation, friction=p.friction)
+    # Complex numbers and strings are refused, not cast to floats.
+    args = dict(time_step=H, M=p.M, Jn=p.Jn, Jt=p.Jt, p_star=p.p_star, delta0=p.delta0, stiffness=p.stiffness,
+                dissipation=p.dissipation, friction=p.friction)
+    with pytest.raises(TypeError, match=r"^tamsi\.ContactProblem: p_star: expected an array of floats, got an array "
+                                        r"of complex$"):
+        tamsi.ContactProblem(**{**args, "p_star": p.p_star.astype(complex)})
+    with pytest.raises(TypeError, match=r"p_star: expected an array of floats, got an array of str$"):
+        tamsi.ContactProblem(**{**args, "p_star": [str(x) for x in p.p_star]})
+    with pytest.raises(ValueError, match=r"^ContactProblem\.M: expected real numbers, got dtype complex128$"):
+        tamsi.ContactProblem(**{**args, "M": p.M.astype(complex)})
     # A huge declared size is refused before anything is allocated for it (at most 2^28 velocities, as in files).
     n = 10**9
     huge = sp.coo_matrix((np.ones(1), (np.array([n - 1]), np.array([n - 1]))), shape=(n, n))
