@@ -29,4 +29,21 @@ inline double NewtonUpdateAt(const ContactProblem& problem, const Eigen::VectorX
   return update;
 }
 
+/// Central differences (step eps, m/s) of the residual r(v) of `system` at v: nv × nv, column j = ∂r/∂v_j, to compare
+/// with the assembled Newton matrix (eq. 23 / eq. 17). Leaves `system` evaluated at v − eps e_last.
+inline Eigen::MatrixXd ResidualFiniteDifferences(NewtonSystem& system, const Eigen::VectorXd& v, double eps = 1e-7) {
+  const Eigen::Index nv = v.size();
+  Eigen::MatrixXd fd(nv, nv);
+  for (Eigen::Index j = 0; j < nv; ++j) {
+    Eigen::VectorXd vp = v, vm = v;
+    vp[j] += eps;
+    vm[j] -= eps;
+    system.Evaluate(vp);
+    const Eigen::VectorXd rp = system.residual();
+    system.Evaluate(vm);
+    fd.col(j) = (rp - system.residual()) / (2 * eps);
+  }
+  return fd;
+}
+
 }  // namespace tamsi::testing

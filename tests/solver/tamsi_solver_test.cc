@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "newton_check.h"
 #include "point_mass.h"
 #include "random_problem.h"
 
@@ -63,17 +64,7 @@ TEST_P(NewtonJacobianTest, MatchesFiniteDifferencesOfTheResidual) {
     checked_slip += 4 - stick;
     system.Assemble();
     const Eigen::MatrixXd A = system.Jacobian();
-    Eigen::MatrixXd fd(12, 12);
-    const double eps = 1e-7;
-    for (int j = 0; j < 12; ++j) {
-      Eigen::VectorXd vp = v, vm = v;
-      vp[j] += eps;
-      vm[j] -= eps;
-      system.Evaluate(vp);
-      const Eigen::VectorXd rp = system.residual();
-      system.Evaluate(vm);
-      fd.col(j) = (rp - system.residual()) / (2 * eps);
-    }
+    const Eigen::MatrixXd fd = testing::ResidualFiniteDifferences(system, v);
     EXPECT_LT((A - fd).norm(), 1e-6 * A.norm()) << "seed " << seed << "\nA =\n" << A << "\nfd =\n" << fd;
     if (c.coupling == Coupling::kOneWay) {
       EXPECT_LT((A - A.transpose()).norm(), 1e-12 * A.norm());

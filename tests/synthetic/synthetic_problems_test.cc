@@ -261,17 +261,7 @@ TEST(SyntheticProblems, BodyNewtonMatrixMatchesFiniteDifferencesOfTheResidual) {
     Eigen::VectorXd symmetric;
     system.Assemble(&symmetric);
     const Eigen::MatrixXd A = system.Jacobian();
-    Eigen::MatrixXd fd(nv, nv);
-    const double eps = 1e-7;
-    for (int j = 0; j < nv; ++j) {
-      Eigen::VectorXd vp = v, vm = v;
-      vp[j] += eps;
-      vm[j] -= eps;
-      system.Evaluate(vp);
-      const Eigen::VectorXd rp = system.residual();
-      system.Evaluate(vm);
-      fd.col(j) = (rp - system.residual()) / (2 * eps);
-    }
+    const Eigen::MatrixXd fd = testing::ResidualFiniteDifferences(system, v);
     EXPECT_LT((A - fd).norm(), 1e-6 * A.norm()) << "seed " << seed;
     // The symmetric part on the same pattern: A without W_tn, so symmetric, and equal to A where no contact couples
     // a normal to a tangential velocity.
