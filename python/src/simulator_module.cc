@@ -122,8 +122,8 @@ class Simulation {
   }
 
   /// Steps until `duration` (s) more has been simulated (at least one step); the scene's duration when None.
-  /// Raises ValueError unless `duration` is finite and > 0; Python's signals (Ctrl-C) are seen between steps. On a
-  /// terminal (stderr) a progress bar shows runs longer than a second.
+  /// Raises ValueError unless `duration` is finite, > 0 and at most 1e12 steps; Python's signals (Ctrl-C) are seen
+  /// between steps. On a terminal (stderr) a progress bar shows runs longer than a second.
   const RunStatistics& Run(std::optional<double> duration) {
     const double span = duration.value_or(run_->duration());
     py::object bar = py::module_::import("tamsi._progress").attr("terminal_bar")(span, "s simulated");
@@ -366,10 +366,11 @@ void BindSimulation(py::module_& m) {
         py::arg("bodies") = 200, py::arg("seed") = 1, py::arg("drop_speed") = 0.0, py::arg("friction") = py::none(),
         py::arg("controller") = py::none());
   s.def("step", &Simulation::Step, "Advances one time step h (GIL released); returns its StepInfo.");
-  s.def("run", &Simulation::Run, py::arg("duration") = py::none(), py::return_value_policy::copy,
-        "Steps until `duration` s more is simulated (the scene's duration when None); returns the statistics. On a "
-        "terminal (stderr a TTY) a progress bar shows runs that take longer than a second. Raises ValueError unless "
-        "duration is finite and > 0, KeyboardInterrupt on Ctrl-C (between steps), StepFailedError.");
+  s.def(
+      "run", &Simulation::Run, py::arg("duration") = py::none(), py::return_value_policy::copy,
+      "Steps until `duration` s more is simulated (the scene's duration when None); returns the statistics. On a "
+      "terminal (stderr a TTY) a progress bar shows runs that take longer than a second. Raises ValueError unless "
+      "duration is finite, > 0 and at most 1e12 steps, KeyboardInterrupt on Ctrl-C (between steps), StepFailedError.");
   s.def_property_readonly("name", [](const Simulation& sim) { return sim.scene().name; });
   s.def_property_readonly(
       "duration", [](const Simulation& sim) { return sim.scene().duration; }, "the scene's default duration (s)");

@@ -89,8 +89,12 @@ bool Run::StepUntil(long long step, const std::function<bool()>& stop) {
 }
 
 void Run::Advance(double duration) {
-  if (!(std::isfinite(duration) && duration > 0.0))
-    throw std::invalid_argument("duration: must be finite and > 0, got " + std::to_string(duration));
+  if (!(std::isfinite(duration) && duration > 0.0 && duration / time_step() <= kMaxSteps)) {
+    std::ostringstream message;  // numbers as %g
+    message << "duration: must be finite, > 0 and at most " << kMaxSteps << " steps of h = " << time_step()
+            << " s, got " << duration;
+    throw std::invalid_argument(message.str());
+  }
   const double end = time() + duration;
   do {
     Step();
@@ -104,7 +108,6 @@ void Run::Finish() {
 long long Run::StepsFor(double duration) const {
   const double h = time_step();
   // The step count is bounded before it is rounded (duration / h can exceed what a long long holds).
-  constexpr double kMaxSteps = 1e12;
   if (!(duration / h <= kMaxSteps)) {
     std::ostringstream message;  // numbers as %g
     message << "duration " << duration << " s at h = " << h << " s is more than " << kMaxSteps << " steps";

@@ -119,8 +119,8 @@ def test_settings_out_of_range_are_named():
     with pytest.raises(ValueError, match="number of bodies must be in \\[1, 100000\\], got 1000000000"):
         tamsi.Simulator("clutter_bin", bodies=10**9)
     sim = tamsi.Simulator("box_stick_slip")
-    for duration in (float("inf"), float("nan"), -1.0, 0.0):
-        with pytest.raises(ValueError, match="duration: must be finite and > 0"):
+    for duration in (float("inf"), float("nan"), -1.0, 0.0, 1e300):  # 1e300 s: beyond 1e12 steps
+        with pytest.raises(ValueError, match="duration: must be finite, > 0 and at most 1e\\+12 steps"):
             sim.run(duration)
     assert sim.statistics.steps == 0
 

@@ -52,8 +52,9 @@ TEST(Run, AdvanceTakesAtLeastOneStepAndEndsWithinHalfAStep) {
   run.Advance(0.0104);
   EXPECT_EQ(run.step(), 11);
   EXPECT_NEAR(run.time(), 0.011, 1e-12);
-  for (double bad : {0.0, -1.0, std::numeric_limits<double>::infinity(), std::nan("")})
+  for (double bad : {0.0, -1.0, std::numeric_limits<double>::infinity(), std::nan(""), 1e300})  // 1e300: 1e303 steps
     EXPECT_THROW(run.Advance(bad), std::invalid_argument);
+  EXPECT_EQ(run.step(), 11);  // refused before any step
 }
 
 TEST(Run, StepsForRoundsAndBoundsTheCount) {

@@ -109,13 +109,15 @@ class Run {
   /// whether it reached `step`.
   bool StepUntil(long long step, const std::function<bool()>& stop = {});
   /// Steps until `duration` (s) more is simulated, at least one step (the last step ends within h/2 of the end).
-  /// Throws std::invalid_argument unless `duration` is finite and > 0.
+  /// Throws std::invalid_argument unless `duration` is finite, > 0 and at most kMaxSteps steps.
   void Advance(double duration);
   /// Tells every observer the run ended (RunObserver::OnFinish).
   void Finish();
 
+  /// The most steps one request may ask for (Advance, StepsFor): a bound on the work an input number can start.
+  static constexpr double kMaxSteps = 1e12;
   /// The steps `duration` (s) takes at h: round(duration / h), at least 1. Throws std::out_of_range, the message
-  /// starting with "duration", beyond 1e12 steps.
+  /// starting with "duration", beyond kMaxSteps.
   long long StepsFor(double duration) const;
 
   const Scene& scene() const { return scene_; }
