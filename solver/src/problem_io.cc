@@ -208,7 +208,7 @@ std::string ResultToJson(const Result& r) {
   json& times = summary["time_s"];
   ForEachField(s.counters, [&](const char* name, auto value) {
     if constexpr (std::is_floating_point_v<decltype(value)>)
-      times[name + 5] = value;  // "time_residual" → "time_s": {"residual": ...}
+      times[PhaseName(name)] = value;
     else
       summary[name] = value;
   });

@@ -66,7 +66,7 @@ std::string Summary::FullReport() const {
   out += "  counters\n";
   ForEachField(counters, [&](const char* name, auto value) {
     if constexpr (std::is_floating_point_v<decltype(value)>)
-      times += Format("    %-26s %10.3f\n", name + 5, 1e3 * value);  // "time_residual" → "residual"
+      times += Format("    %-26s %10.3f\n", PhaseName(name), 1e3 * value);
     else
       out += Format("    %-26s %lld\n", name, value);
   });

@@ -281,6 +281,9 @@ void ForEachField(Counters& counters, Visitor&& visit) {
   ForEachCounter([&](const char* name, auto member) { visit(name, counters.*member); });
 }
 
+/// The phase that a phase time's field name (ForEachCounter's "time_<phase>") names: "time_residual" → "residual".
+inline const char* PhaseName(const char* time_field) { return time_field + sizeof("time_") - 1; }
+
 /// Statistics of one solve (Ceres-style: what was asked and what was used).
 struct Summary {
   Status status{Status::kSuccess};
