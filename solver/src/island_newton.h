@@ -27,7 +27,7 @@ struct IslandIterationData {
   const NewtonSystem& system;
   const IslandPartition& partition;
   const kernels::ThreadBudget& budget;
-  /// Each velocity's body: the connected components of M's graph (Schwarz subdomains are made of bodies).
+  /// Each velocity's body (FindBodies; Schwarz subdomains are made of bodies).
   const Components& bodies;
   /// The symmetric part M + h(W_nn + W_tt) on the Newton matrix's pattern (NewtonSystem::Assemble), when
   /// Options::newton_solve is kSymmetricPreconditioner under two-way coupling; empty otherwise.

@@ -12,21 +12,18 @@ int Find(std::vector<int>& parent, int x) {
   return x;
 }
 
-}  // namespace
+/// Joins the sets of every entry (i, j) of the pattern; a root is always the smallest index of its set.
+void JoinPattern(int n, const int* col_ptr, const int* row_index, std::vector<int>& parent) {
+  for (int j = 0; j < n; ++j)
+    for (int e = col_ptr[j]; e < col_ptr[j + 1]; ++e) {
+      const int a = Find(parent, row_index[e]), b = Find(parent, j);
+      if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    }
+}
 
-Components FindComponents(int n, const int* col_ptr, const int* row_index, bool split) {
-  // Union-find; a root is always the smallest index of its set.
-  std::vector<int> parent(n);
-  std::iota(parent.begin(), parent.end(), 0);
-  if (split) {
-    for (int j = 0; j < n; ++j)
-      for (int e = col_ptr[j]; e < col_ptr[j + 1]; ++e) {
-        const int a = Find(parent, row_index[e]), b = Find(parent, j);
-        if (a != b) parent[std::max(a, b)] = std::min(a, b);
-      }
-  } else {
-    std::fill(parent.begin(), parent.end(), 0);
-  }
+/// The sets of a union-find as components numbered by their smallest index.
+Components Label(std::vector<int>& parent) {
+  const int n = static_cast<int>(parent.size());
   Components c;
   c.of.resize(n);
   c.local.resize(n);
@@ -44,6 +41,40 @@ Components FindComponents(int n, const int* col_ptr, const int* row_index, bool 
     c.members[next[c.of[j]]++] = j;
   }
   return c;
+}
+
+/// True when velocities j and k are touched by the same contacts, and by at least one.
+bool SameContacts(const kernels::ContactJacobian& J, int j, int k) {
+  const int n = J.contacts_ptr(j + 1) - J.contacts_ptr(j);
+  if (n == 0 || n != J.contacts_ptr(k + 1) - J.contacts_ptr(k)) return false;
+  for (int a = 0; a < n; ++a)
+    if (J.contact_of(J.contacts_ptr(j) + a) != J.contact_of(J.contacts_ptr(k) + a)) return false;
+  return true;
+}
+
+}  // namespace
+
+Components FindComponents(int n, const int* col_ptr, const int* row_index, bool split) {
+  std::vector<int> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  if (split) {
+    JoinPattern(n, col_ptr, row_index, parent);
+  } else {
+    std::fill(parent.begin(), parent.end(), 0);
+  }
+  return Label(parent);
+}
+
+Components FindBodies(int n, const int* col_ptr, const int* row_index, const kernels::ContactJacobian& J) {
+  std::vector<int> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  JoinPattern(n, col_ptr, row_index, parent);
+  for (int j = 1; j < n; ++j) {
+    if (!SameContacts(J, j - 1, j)) continue;
+    const int a = Find(parent, j - 1), b = Find(parent, j);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  }
+  return Label(parent);
 }
 
 IslandPartition FindIslands(const kernels::NewtonMatrixPattern& pattern, const kernels::ContactJacobian& J,

@@ -20,6 +20,12 @@ struct Components {
 };
 Components FindComponents(int n, const int* col_ptr, const int* row_index, bool split = true);
 
+/// The bodies of a problem, the units that Schwarz subdomains are made of: velocities joined through M's n × n
+/// pattern (an articulated robot, a free body whose inertia couples its velocities), or consecutive velocities
+/// touched by exactly the same contacts of `J` (a free body whose M is diagonal, as a body frame on its principal
+/// axes gives). Two touching bodies that touch nothing else become one; a velocity touched by no contact is its own.
+Components FindBodies(int n, const int* col_ptr, const int* row_index, const kernels::ContactJacobian& J);
+
 struct IslandPartition {
   int num_islands{0};
   /// Island → its velocities (sorted global indices) and contacts (sorted), in compressed-row form.

@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// Internal: the overlapping subdomains of one island for one-level Schwarz (SchwarzPreconditioner). Bodies (the
-/// connected components of M's graph: a free body's 6 velocities, a whole articulated robot) are split into parts
+/// FindBodies: a free body's 6 velocities, a whole articulated robot) are split into parts
 /// of at most a given number of bodies by recursive bisection of the body graph (bodies joined by an entry of the
 /// Newton matrix, i.e. by a contact or a constraint), and each part is extended by one layer of the bodies it
 /// touches. Needs no geometry, and depends on nothing but the pattern: the same for any thread count.

@@ -94,7 +94,7 @@ struct TamsiSolver::Impl {
   internal::MassFactorization mass;  // M's factorization (CalcMassFactorization)
   bool mass_analyzed{false};
   internal::IslandPartition partition;
-  internal::Components bodies;  // the connected components of M's graph (NewtonSystem::mass_matrix)
+  internal::Components bodies;  // FindBodies of M (NewtonSystem::mass_matrix) and the contact Jacobian
   std::vector<internal::IslandNewton> islands;
   std::vector<int> islands_col_ptr, islands_row_index;  // the Newton matrix pattern `islands` were built for
   Eigen::VectorXd v, vt_first, dv, dvn, dvt, symmetric_values;
@@ -131,7 +131,8 @@ void TamsiSolver::Impl::CalcStructure(const ContactProblem& problem, const Optio
     partition = internal::FindIslands(system->pattern(), system->contact_jacobian(), o.use_islands);
     SparseMatrix M = system->mass_matrix();  // a compressed copy: a caller's M may be uncompressed
     M.makeCompressed();
-    bodies = internal::FindComponents(static_cast<int>(M.cols()), M.outerIndexPtr(), M.innerIndexPtr());
+    bodies = internal::FindBodies(static_cast<int>(M.cols()), M.outerIndexPtr(), M.innerIndexPtr(),
+                                  system->contact_jacobian());
   }
   // Other contacts often leave the Newton matrix's pattern as it was (the same pairs of bodies touch): the islands
   // and their backends' symbolic analyses depend on nothing else, so they are kept.

@@ -5,9 +5,12 @@
 
 #include <Eigen/SparseCore>
 #include <algorithm>
+#include <numeric>
 #include <random>
 #include <set>
 #include <vector>
+
+#include "islands.h"
 
 namespace tamsi::internal {
 namespace {
@@ -82,6 +85,60 @@ TEST(Subdomains, PartsOfAConnectedBodyGraphAreBalanced) {
   // Halving 1,024 bodies down to at most 32 gives 32 parts of exactly 32.
   ASSERT_EQ(s.count, 32);
   for (int d = 0; d < s.count; ++d) EXPECT_EQ(std::count(s.part.begin(), s.part.end(), d), 32);
+}
+
+/// Contact i touches the velocities `touched[i]` (every row of its Jn and Jt nonzero there).
+kernels::ContactJacobian Touching(int nv, const std::vector<std::vector<int>>& touched) {
+  const int nc = static_cast<int>(touched.size());
+  std::vector<Eigen::Triplet<double, int>> n, t;
+  for (int i = 0; i < nc; ++i)
+    for (int j : touched[i]) {
+      n.emplace_back(i, j, 1.0 + j);
+      t.emplace_back(2 * i, j, 2.0 + j);
+      t.emplace_back(2 * i + 1, j, 3.0 + j);
+    }
+  Pattern Jn(nc, nv), Jt(2 * nc, nv);
+  Jn.setFromTriplets(n.begin(), n.end());
+  Jt.setFromTriplets(t.begin(), t.end());
+  return kernels::ContactJacobian(Jn, Jt);
+}
+
+std::vector<int> Range(int begin, int end) {
+  std::vector<int> r(end - begin);
+  std::iota(r.begin(), r.end(), begin);
+  return r;
+}
+
+TEST(FindBodies, JoinsVelocitiesCoupledThroughMOrTouchedByTheSameContacts) {
+  // Velocities 0–5, 6–11, 12–17: free bodies with a diagonal M; 18–20: a 3-joint arm whose M couples 18–19 and
+  // 19–20. Contact 0: bodies 0 and 1; contact 1: body 1 and the ground; contact 2: the arm's last joint and body 1.
+  // Body 2 touches nothing.
+  const int nv = 21;
+  std::vector<Eigen::Triplet<double, int>> m;
+  for (int j = 0; j < nv; ++j) m.emplace_back(j, j, 1.0);
+  for (int j : {18, 19}) {
+    m.emplace_back(j, j + 1, 0.1);
+    m.emplace_back(j + 1, j, 0.1);
+  }
+  Pattern M(nv, nv);
+  M.setFromTriplets(m.begin(), m.end());
+  std::vector<int> touched1 = Range(6, 12);
+  touched1.push_back(20);
+  std::vector<int> both = Range(0, 12);
+  const kernels::ContactJacobian J = Touching(nv, {both, Range(6, 12), touched1});
+  const Components bodies = FindBodies(nv, M.outerIndexPtr(), M.innerIndexPtr(), J);
+  // Bodies 0 and 1 (one each), body 2's six untouched velocities (one each: nothing tells them apart), the arm.
+  ASSERT_EQ(bodies.count, 2 + 6 + 1);
+  for (int j = 0; j < 6; ++j) {
+    EXPECT_EQ(bodies.of[j], 0) << j;
+    EXPECT_EQ(bodies.of[6 + j], 1) << 6 + j;
+    EXPECT_EQ(bodies.of[12 + j], 2 + j) << 12 + j;
+  }
+  for (int j = 18; j < nv; ++j) EXPECT_EQ(bodies.of[j], 8) << j;
+
+  // Two bodies that touch only each other are touched by the same contacts: one body.
+  const Components pair = FindBodies(nv, M.outerIndexPtr(), M.innerIndexPtr(), Touching(nv, {both}));
+  for (int j = 0; j < 12; ++j) EXPECT_EQ(pair.of[j], 0) << j;
 }
 
 }  // namespace

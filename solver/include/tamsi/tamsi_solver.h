@@ -199,7 +199,8 @@ struct Options {
   /// and CHOLMOD's hardly does, so with 2 threads the crossover is near 6,000 (bench/README.md, "Big islands"). Not
   /// chosen by the thread count, so that results stay bitwise identical for any num_threads.
   int schwarz_threshold{24000};
-  /// Schwarz: bodies (connected components of M's graph) per subdomain before one layer of overlap is added, ≥ 1.
+  /// Schwarz: bodies (velocities joined through M or touched by the same contacts) per subdomain before one layer of
+  /// overlap is added, ≥ 1.
   int schwarz_part_bodies{32};
   /// Schwarz: GMRES's relative residual, in (0, 1), and iteration budget per Newton iteration, ≥ 1. A looser
   /// forcing term than krylov_tolerance: each Schwarz-preconditioned GMRES iteration costs more than a few Newton
