@@ -1,13 +1,9 @@
 #include "linear_solver.h"
 
-#include <amd.h>
 #include <cholmod.h>
 #include <klu.h>
-#include <tamsi/kernels/debug_assert.h>
-extern "C" {  // ldl.h, unlike SuiteSparse's other headers, declares no C linkage
-#include <ldl.h>
-}
 #include <omp.h>
+#include <tamsi/kernels/debug_assert.h>
 #include <umfpack.h>
 
 #include <Eigen/Dense>
@@ -312,64 +308,6 @@ class CholmodSolver final : public LinearSolver {
   cholmod_dense* e_{nullptr};
 };
 
-class LdlSolver final : public LinearSolver {
- public:
-  bool Analyze(const CscView& A, std::string* message) override {
-    n_ = A.n;
-    permutation_.resize(n_);
-    inverse_.resize(n_);
-    double control[AMD_CONTROL], info[AMD_INFO];
-    amd_defaults(control);
-    const int status = amd_order(n_, A.col_ptr, A.row_index, permutation_.data(), control, info);
-    if (status != AMD_OK && status != AMD_OK_BUT_JUMBLED) {
-      if (message) *message = "amd_order returned " + std::to_string(status);
-      return false;
-    }
-    col_ptr_.resize(n_ + 1);
-    parent_.resize(n_);
-    column_counts_.resize(n_);
-    flag_.resize(n_);
-    pattern_.resize(n_);
-    ldl_symbolic(n_, const_cast<int*>(A.col_ptr), const_cast<int*>(A.row_index), col_ptr_.data(), parent_.data(),
-                 column_counts_.data(), flag_.data(), permutation_.data(), inverse_.data());
-    row_index_.resize(col_ptr_[n_]);
-    values_.resize(col_ptr_[n_]);
-    diagonal_.resize(n_);
-    work_.resize(n_);
-    return true;
-  }
-
-  bool Factor(const CscView& A, std::string* message) override {
-    const int done = ldl_numeric(n_, const_cast<int*>(A.col_ptr), const_cast<int*>(A.row_index),
-                                 const_cast<double*>(A.values), col_ptr_.data(), parent_.data(), column_counts_.data(),
-                                 row_index_.data(), values_.data(), diagonal_.data(), work_.data(), pattern_.data(),
-                                 flag_.data(), permutation_.data(), inverse_.data());
-    int k = done;
-    for (int j = 0; j < done && k == done; ++j)
-      if (!(diagonal_[j] > 0.0)) k = j;
-    if (k == n_) return true;
-    if (message) *message = "LDL: matrix not positive definite (pivot " + std::to_string(k) + ")";
-    return false;
-  }
-
-  bool Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string*) override {
-    x->resize(n_);
-    ldl_perm(n_, work_.data(), const_cast<double*>(b.data()), permutation_.data());
-    ldl_lsolve(n_, work_.data(), col_ptr_.data(), row_index_.data(), values_.data());
-    ldl_dsolve(n_, work_.data(), diagonal_.data());
-    ldl_ltsolve(n_, work_.data(), col_ptr_.data(), row_index_.data(), values_.data());
-    ldl_permt(n_, x->data(), work_.data(), permutation_.data());
-    return true;
-  }
-
- private:
-  int n_{0};
-  // The fill-reducing permutation and its inverse; L (unit lower triangular, compressed columns) and D; the
-  // elimination tree, column counts and workspaces of ldl_symbolic / ldl_numeric.
-  std::vector<int> permutation_, inverse_, col_ptr_, row_index_, parent_, column_counts_, flag_, pattern_;
-  std::vector<double> values_, diagonal_, work_;
-};
-
 class DenseSolver final : public LinearSolver {
  public:
   explicit DenseSolver(bool symmetric) : symmetric_(symmetric) {}
@@ -421,8 +359,6 @@ class DenseSolver final : public LinearSolver {
 };
 
 }  // namespace
-
-std::unique_ptr<LinearSolver> MakeLdlSolver() { return std::make_unique<LdlSolver>(); }
 
 std::unique_ptr<LinearSolver> MakeLinearSolver(LinearSolverType type, bool symmetric, int num_threads) {
   switch (type) {

@@ -36,11 +36,4 @@ class LinearSolver {
 /// num_threads (≥ 1): the OpenMP threads CHOLMOD's calls may use (the other backends are serial).
 std::unique_ptr<LinearSolver> MakeLinearSolver(LinearSolverType type, bool symmetric, int num_threads = 1);
 
-/// SuiteSparse LDL: an up-looking simplicial LDLᵀ of an SPD matrix (both triangles stored; the upper one read) on an
-/// AMD ordering. No calls into BLAS or OpenMP and no allocation after Analyze, so none of CHOLMOD's per-call cost:
-/// for the many small blocks of the Schwarz preconditioner (a 430-velocity pile subdomain, 2.5 × 10⁵ flops per
-/// factorization: 1.5× faster to factor than CHOLMOD, solves 10–25 % slower; the N = 10,000 pile step 5–10 % faster
-/// overall). Factor fails on a pivot ≤ 0 (not positive definite).
-std::unique_ptr<LinearSolver> MakeLdlSolver();
-
 }  // namespace tamsi::internal

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "block_cholesky.h"
+
 namespace tamsi::internal {
 
 bool SchwarzPreconditioner::Analyze(const kernels::ThreadBudget& budget, const CscView& A, const std::vector<int>& body,
@@ -27,7 +29,7 @@ bool SchwarzPreconditioner::Analyze(const kernels::ThreadBudget& budget, const C
         b.col_ptr.push_back(static_cast<int>(b.row_index.size()));
       }
       b.values.setZero(static_cast<Eigen::Index>(b.source.size()));
-      b.factorization = MakeLdlSolver();
+      b.factorization = MakeBlockCholeskySolver();
       b.ok = b.factorization->Analyze(
           CscView{subdomains_.size(d), b.col_ptr.data(), b.row_index.data(), b.values.data()}, &b.message);
     }

@@ -16,12 +16,12 @@ namespace tamsi::internal {
 
 /// z = Σ_d R_dᵀ S_d⁻¹ R_d r: R_d restricts to subdomain d's velocities (FindSubdomains: parts of a few dozen bodies
 /// with one layer of overlap), and S_d = R_d S R_dᵀ, the subdomain's block of the symmetric part
-/// S = M + h(W_nn + W_tt) of the Newton matrix, is factored by SuiteSparse LDL (MakeLdlSolver). It approximates S⁻¹
-/// (SPD, like S) at a cost linear in the island's size, without factoring the whole island. Additive rather than
-/// restricted (each velocity taken from the subdomain that owns it): on dumped pile steps the restricted variant needed
-/// 2–4× the GMRES iterations (bench/README.md, "Big islands"). Analyses, factorizations and solves run in parallel over
-/// the thread budget, one subdomain per task; each z entry sums its subdomains' values in subdomain order, so z is
-/// bitwise identical for any thread count.
+/// S = M + h(W_nn + W_tt) of the Newton matrix, is factored by a block sparse Cholesky (MakeBlockCholeskySolver, solves
+/// in single precision). It approximates S⁻¹ (SPD, like S) at a cost linear in the island's size, without factoring the
+/// whole island. Additive rather than restricted (each velocity taken from the subdomain that owns it): on dumped pile
+/// steps the restricted variant needed 2–4× the GMRES iterations (bench/README.md, "Big islands"). Analyses,
+/// factorizations and solves run in parallel over the thread budget, one subdomain per task; each z entry sums its
+/// subdomains' values in subdomain order, so z is bitwise identical for any thread count.
 class SchwarzPreconditioner {
  public:
   /// The subdomains of the n × n pattern `A` and the symbolic analyses of their blocks, kept while the pattern
@@ -38,8 +38,8 @@ class SchwarzPreconditioner {
   const Subdomains& subdomains() const { return subdomains_; }
 
  private:
-  /// S_d in compressed columns (local indices) with each entry's index in S's values, its LDLᵀ factorization, and the
-  /// restricted right-hand side and solution.
+  /// S_d in compressed columns (local indices) with each entry's index in S's values, its Cholesky factorization, and
+  /// the restricted right-hand side and solution.
   struct Block {
     std::vector<int> col_ptr, row_index, source;
     Eigen::VectorXd values, r, z;

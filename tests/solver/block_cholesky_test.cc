@@ -1,0 +1,109 @@
+// Internal: the block sparse Cholesky of the Schwarz subdomains (solver/src/block_cholesky.h) against dense LLᵀ.
+#include "block_cholesky.h"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Cholesky>
+#include <Eigen/SparseCore>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace tamsi::internal {
+namespace {
+
+using Sparse = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+
+CscView View(const Sparse& A) {
+  return CscView{static_cast<int>(A.cols()), A.outerIndexPtr(), A.innerIndexPtr(), A.valuePtr()};
+}
+
+/// An SPD matrix on the pattern of bodies of the given sizes, each coupled to a few random others by dense blocks
+/// (strictly diagonally dominant, with a random symmetric part in each diagonal block).
+Sparse BodyMatrix(const std::vector<int>& sizes, int couplings, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  std::uniform_int_distribution<int> pick(0, static_cast<int>(sizes.size()) - 1);
+  std::vector<int> start(1, 0);
+  for (int s : sizes) start.push_back(start.back() + s);
+  const int n = start.back();
+  Eigen::MatrixXd dense = Eigen::MatrixXd::Zero(n, n);
+  auto couple = [&](int a, int b) {
+    for (int i = start[a]; i < start[a + 1]; ++i)
+      for (int j = start[b]; j < start[b + 1]; ++j) {
+        const double x = value(rng);
+        dense(i, j) += x;
+        if (i != j) dense(j, i) += x;
+      }
+  };
+  for (int b = 0; b < static_cast<int>(sizes.size()); ++b) {
+    couple(b, b);
+    for (int c = 0; c < couplings; ++c) {
+      const int other = pick(rng);
+      if (other != b) couple(b, other);
+    }
+  }
+  for (int i = 0; i < n; ++i) dense(i, i) = dense.row(i).cwiseAbs().sum() + 1.0;
+  Sparse A = dense.sparseView(0.0, 0.0);  // keeps the block pattern (no value is exactly 0)
+  A.makeCompressed();
+  return A;
+}
+
+TEST(BlockCholesky, SolvesLikeDenseCholeskyOnBodyPatternsAndRefactors) {
+  for (unsigned seed : {1u, 2u, 3u}) {
+    SCOPED_TRACE(seed);
+    std::mt19937 rng(seed);
+    std::vector<int> sizes;
+    const int sizes_of_bodies[] = {6, 6, 6, 1, 3, 7};
+    for (int b = 0; b < 60; ++b) sizes.push_back(sizes_of_bodies[rng() % 6]);
+    Sparse A = BodyMatrix(sizes, 3, seed);
+    const int n = static_cast<int>(A.cols());
+    auto solver = MakeBlockCholeskySolver();
+    std::string message;
+    ASSERT_TRUE(solver->Analyze(View(A), &message)) << message;
+    for (int round = 0; round < 2; ++round) {
+      // Same pattern, new values: the analysis is kept.
+      if (round == 1)
+        for (int p = 0; p < A.nonZeros(); ++p) A.valuePtr()[p] *= A.innerIndexPtr()[p] % 2 == 0 ? 1.1 : 0.9;
+      Eigen::MatrixXd dense(A);
+      dense = 0.5 * (dense + dense.transpose()).eval();
+      for (int p = 0; p < A.outerSize(); ++p)
+        for (Sparse::InnerIterator it(A, p); it; ++it) it.valueRef() = dense(it.row(), it.col());
+      ASSERT_TRUE(solver->Factor(View(A), &message)) << message;
+      const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(n, -1.0, 2.0);
+      Eigen::VectorXd x;
+      ASSERT_TRUE(solver->Solve(b, &x, &message));
+      const Eigen::VectorXd expected = dense.llt().solve(b);
+      // The solves run in single precision (a preconditioner): float rounding, not an O(1) error of structure.
+      EXPECT_LE((x - expected).norm(), 1e-5 * expected.norm()) << "round " << round;
+    }
+  }
+}
+
+TEST(BlockCholesky, RefusesAMatrixThatIsNotPositiveDefinite) {
+  // Two bodies of 2 velocities; the second's diagonal block [[1, 2], [2, 1]] is indefinite.
+  Eigen::MatrixXd dense(4, 4);
+  dense << 4, 1, 0.5, 0, 1, 4, 0, 0.5, 0.5, 0, 1, 2, 0, 0.5, 2, 1;
+  Sparse A = dense.sparseView();
+  A.makeCompressed();
+  auto solver = MakeBlockCholeskySolver();
+  std::string message;
+  ASSERT_TRUE(solver->Analyze(View(A), &message)) << message;
+  EXPECT_FALSE(solver->Factor(View(A), &message));
+  EXPECT_NE(message.find("not positive definite"), std::string::npos) << message;
+}
+
+TEST(BlockCholesky, HandlesAnEmptyMatrix) {
+  Sparse A(0, 0);
+  A.makeCompressed();
+  auto solver = MakeBlockCholeskySolver();
+  std::string message;
+  ASSERT_TRUE(solver->Analyze(View(A), &message));
+  ASSERT_TRUE(solver->Factor(View(A), &message));
+  Eigen::VectorXd x;
+  ASSERT_TRUE(solver->Solve(Eigen::VectorXd(0), &x, &message));
+  EXPECT_EQ(x.size(), 0);
+}
+
+}  // namespace
+}  // namespace tamsi::internal
