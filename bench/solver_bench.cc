@@ -8,9 +8,14 @@
 /// is the number of analyses in the last iteration: 0 when reused).
 
 #include <benchmark/benchmark.h>
+#include <tamsi/problem_io.h>
 #include <tamsi/synthetic/synthetic_problems.h>
 #include <tamsi/tamsi_solver.h>
 
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "thread_counts.h"
@@ -149,6 +154,50 @@ void DenseSizes(benchmark::internal::Benchmark* b) {
   }
 }
 
+/// The dumped step at $TAMSI_DUMPED_PROBLEM (`tamsi run --dump-problems`), with the default options over the thread
+/// budgets (and, with schwarz_all = 1, every island preconditioned by Schwarz: schwarz_threshold 1), the structure kept
+/// across iterations as in a simulator's steady state. The label ends with an FNV-1a hash of v's bytes: the same hash
+/// for every thread count is the bitwise determinism the solver promises. Skipped when the variable is unset.
+void BM_TamsiSolveDumpedProblem(benchmark::State& state) {
+  const char* path = std::getenv("TAMSI_DUMPED_PROBLEM");
+  if (path == nullptr) {
+    state.SkipWithError("set TAMSI_DUMPED_PROBLEM to a dumped problem (tamsi run --dump-problems)");
+    return;
+  }
+  const ContactProblem problem = ReadProblem(path);
+  Options options;
+  options.num_threads = static_cast<int>(state.range(0));
+  if (state.range(1)) options.schwarz_threshold = 1;
+  TamsiSolver solver(options);
+  Result result;
+  for (auto _ : state) {
+    solver.Solve(problem, &result);
+    benchmark::DoNotOptimize(result.v.data());
+  }
+  const Summary& s = result.summary;
+  std::uint64_t hash = 14695981039346656037ull;
+  for (Eigen::Index i = 0; i < result.v.size(); ++i) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &result.v[i], sizeof bits);
+    hash = (hash ^ bits) * 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  state.counters["nv"] = s.num_velocities;
+  state.counters["iterations"] = s.iterations;
+  state.counters["krylov"] = static_cast<double>(s.counters.krylov_iterations);
+  state.counters["subdomains"] = static_cast<double>(s.counters.schwarz_subdomains);
+  state.counters["ms_numeric"] = 1e3 * s.counters.time_numeric;
+  state.counters["ms_solve"] = 1e3 * s.counters.time_solve;
+  state.counters["ms_assembly"] = 1e3 * s.counters.time_assembly;
+  state.SetLabel(std::string(ToString(s.status)) + " v:" + hex);
+}
+void DumpedProblemThreads(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"threads", "schwarz_all"})->Unit(benchmark::kMillisecond)->UseRealTime();
+  for (int schwarz_all : {0, 1})
+    for (int t : bench::ThreadCounts()) b->Args({t, schwarz_all});
+}
+
 BENCHMARK(BM_TamsiSolveSpheresResting)->Apply(LargeSizes);
 BENCHMARK(BM_TamsiSolveSpheresSliding)->Apply(LargeSizes);
 BENCHMARK(BM_TamsiSolveStack)->Apply(LargeSizes);
@@ -158,6 +207,7 @@ BENCHMARK(BM_TamsiSolveBoxesSliding)->Apply(LargeSizes);
 BENCHMARK(BM_TamsiSolveNewtonSolve)->Apply(NewtonSolveSizes);
 BENCHMARK(BM_TamsiSolveStackDense)->Apply(DenseSizes);
 BENCHMARK(BM_TamsiSolveSpheresSlidingDense)->Apply(DenseSizes);
+BENCHMARK(BM_TamsiSolveDumpedProblem)->Apply(DumpedProblemThreads);
 
 }  // namespace
 }  // namespace tamsi
