@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "thread_counts.h"
 
@@ -155,7 +156,8 @@ void DenseSizes(benchmark::internal::Benchmark* b) {
 }
 
 /// The dumped step at $TAMSI_DUMPED_PROBLEM (`tamsi run --dump-problems`), with the default options over the thread
-/// budgets (and, with schwarz_all = 1, every island preconditioned by Schwarz: schwarz_threshold 1), the structure kept
+/// budgets (and, with schwarz_all = 1, every island preconditioned by Schwarz: schwarz_threshold 1; part_bodies > 0:
+/// Options::schwarz_part_bodies), the structure kept
 /// across iterations as in a simulator's steady state. The label ends with an FNV-1a hash of v's bytes: the same hash
 /// for every thread count is the bitwise determinism the solver promises. Skipped when the variable is unset.
 void BM_TamsiSolveDumpedProblem(benchmark::State& state) {
@@ -168,8 +170,10 @@ void BM_TamsiSolveDumpedProblem(benchmark::State& state) {
   Options options;
   options.num_threads = static_cast<int>(state.range(0));
   if (state.range(1)) options.schwarz_threshold = 1;
+  if (state.range(2)) options.schwarz_part_bodies = static_cast<int>(state.range(2));
   TamsiSolver solver(options);
   Result result;
+  solver.Solve(problem, &result);  // builds the structure and the symbolic analyses: not timed
   for (auto _ : state) {
     solver.Solve(problem, &result);
     benchmark::DoNotOptimize(result.v.data());
@@ -185,17 +189,20 @@ void BM_TamsiSolveDumpedProblem(benchmark::State& state) {
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
   state.counters["nv"] = s.num_velocities;
   state.counters["iterations"] = s.iterations;
-  state.counters["krylov"] = static_cast<double>(s.counters.krylov_iterations);
-  state.counters["subdomains"] = static_cast<double>(s.counters.schwarz_subdomains);
-  state.counters["ms_numeric"] = 1e3 * s.counters.time_numeric;
-  state.counters["ms_solve"] = 1e3 * s.counters.time_solve;
-  state.counters["ms_assembly"] = 1e3 * s.counters.time_assembly;
+  ForEachField(s.counters, [&](const char* name, const auto& value) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, double>)
+      state.counters[std::string("ms_") + PhaseName(name)] = 1e3 * value;
+    else
+      state.counters[name] = static_cast<double>(value);
+  });
   state.SetLabel(std::string(ToString(s.status)) + " v:" + hex);
 }
 void DumpedProblemThreads(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"threads", "schwarz_all"})->Unit(benchmark::kMillisecond)->UseRealTime();
+  b->ArgNames({"threads", "schwarz_all", "part_bodies"})->Unit(benchmark::kMillisecond)->UseRealTime();
   for (int schwarz_all : {0, 1})
-    for (int t : bench::ThreadCounts()) b->Args({t, schwarz_all});
+    for (int t : bench::ThreadCounts()) b->Args({t, schwarz_all, 0});
+  for (int part_bodies : {32, 64, 128, 256})
+    for (int t : bench::ThreadCounts()) b->Args({t, 1, part_bodies});
 }
 
 BENCHMARK(BM_TamsiSolveSpheresResting)->Apply(LargeSizes);

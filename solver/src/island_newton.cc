@@ -96,12 +96,14 @@ void IslandNewton::GatherSystem(const IslandIterationData& data) {
   const int* dofs = P.velocities.data() + P.velocity_ptr[k_];
   const int* entries = P.value_source.data() + P.entry_ptr[k_];
   const int num_entries = P.entry_ptr[k_ + 1] - P.entry_ptr[k_];
+  const bool symmetric = UsesSymmetricPreconditioner(data);
   values_.resize(num_entries);
-  for (int e = 0; e < num_entries; ++e) values_[e] = data.system.values()[entries[e]];
-  if (UsesSymmetricPreconditioner(data)) {
-    symmetric_values_.resize(num_entries);
-    for (int e = 0; e < num_entries; ++e) symmetric_values_[e] = data.symmetric_values[entries[e]];
-  }
+  if (symmetric) symmetric_values_.resize(num_entries);
+  data.budget.For(num_entries, 1 << 14, [&](int begin, int end) {
+    for (int e = begin; e < end; ++e) values_[e] = data.system.values()[entries[e]];
+    if (symmetric)
+      for (int e = begin; e < end; ++e) symmetric_values_[e] = data.symmetric_values[entries[e]];
+  });
   matrix_ =
       CscView{n, P.local_col_ptr.data() + P.column_ptr[k_], P.local_row_index.data() + P.entry_ptr[k_], values_.data()};
   rhs_.resize(n);
@@ -238,8 +240,8 @@ void IslandNewton::CalcStepLength(const IslandIterationData& data) {
     record_.tals_limited_contacts = limit.limited_contacts;
   };
   auto exact = [&](double max_alpha, LineSearchSlope slope) {
-    return ExactLineSearch(data.system, data.v, data.dv, P.velocities.data() + P.velocity_ptr[k_], P.num_velocities(k_),
-                           contacts, num_contacts, data.dvn, data.dvt, max_alpha, slope,
+    return ExactLineSearch(data.budget, data.system, data.v, data.dv, P.velocities.data() + P.velocity_ptr[k_],
+                           P.num_velocities(k_), contacts, num_contacts, data.dvn, data.dvt, max_alpha, slope,
                            &record_.line_search_evaluations);
   };
   record_.alpha = 1.0;

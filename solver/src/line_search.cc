@@ -4,37 +4,48 @@
 #include <cmath>
 
 namespace tamsi::internal {
+namespace {
 
-double ExactLineSearch(const NewtonSystem& system, const Eigen::VectorXd& v, const Eigen::VectorXd& dv, const int* dofs,
-                       int n, const int* contacts, int num_contacts, const Eigen::VectorXd& dvn,
-                       const Eigen::VectorXd& dvt, double max_alpha, LineSearchSlope slope_kind, int* evaluations) {
+constexpr int kGrain = 512;  // velocities or contacts per summed range (ThreadBudget::Sum)
+
+}  // namespace
+
+double ExactLineSearch(const kernels::ThreadBudget& budget, const NewtonSystem& system, const Eigen::VectorXd& v,
+                       const Eigen::VectorXd& dv, const int* dofs, int n, const int* contacts, int num_contacts,
+                       const Eigen::VectorXd& dvn, const Eigen::VectorXd& dvt, double max_alpha,
+                       LineSearchSlope slope_kind, int* evaluations) {
   const ContactProblem& p = system.problem();
   const SparseMatrix& M = system.mass_matrix();  // with the bilateral constraints folded in, as p_star
   const Eigen::VectorXd& p_star = system.p_star();
   // Δvᵀ(M v − p*) and ΔvᵀMΔv over the island (its columns of M touch only its own velocities).
-  double a = 0.0, b = 0.0;
-  for (int c = 0; c < n; ++c) {
-    const int j = dofs[c];
-    double Mv = 0.0, Mdv = 0.0;
-    for (SparseMatrix::InnerIterator it(M, j); it; ++it) {
-      Mv += it.value() * v[it.row()];
-      Mdv += it.value() * dv[it.row()];
+  const Eigen::Vector2d ab = budget.Sum<Eigen::Vector2d>(n, kGrain, [&](int begin, int end) {
+    Eigen::Vector2d sum = Eigen::Vector2d::Zero();
+    for (int c = begin; c < end; ++c) {
+      const int j = dofs[c];
+      double Mv = 0.0, Mdv = 0.0;
+      for (SparseMatrix::InnerIterator it(M, j); it; ++it) {
+        Mv += it.value() * v[it.row()];
+        Mdv += it.value() * dv[it.row()];
+      }
+      sum += dv[j] * Eigen::Vector2d(Mv - p_star[j], Mdv);
     }
-    a += dv[j] * (Mv - p_star[j]);
-    b += dv[j] * Mdv;
-  }
+    return sum;
+  });
   const kernels::ContactModel& model = system.model();
   auto slope = [&](double alpha) {
     ++*evaluations;
-    double power = 0.0;
-    for (int c = 0; c < num_contacts; ++c) {
-      const int i = contacts[c];
-      power += kernels::ContactPower(
-          model, p.stiffness[i], p.dissipation[i], p.friction[i], p.delta0[i], system.frozen_normal_forces()[i],
-          slope_kind == LineSearchSlope::kLaggedPotential ? &system.fn()[i] : nullptr, system.vn()[i],
-          system.vt().segment<2>(2 * i), dvn[i], dvt.segment<2>(2 * i), alpha);
-    }
-    return a + alpha * b - p.time_step * power;
+    const double power = budget.Sum<double>(num_contacts, kGrain, [&](int begin, int end) {
+      double sum = 0.0;
+      for (int c = begin; c < end; ++c) {
+        const int i = contacts[c];
+        sum += kernels::ContactPower(
+            model, p.stiffness[i], p.dissipation[i], p.friction[i], p.delta0[i], system.frozen_normal_forces()[i],
+            slope_kind == LineSearchSlope::kLaggedPotential ? &system.fn()[i] : nullptr, system.vn()[i],
+            system.vt().segment<2>(2 * i), dvn[i], dvt.segment<2>(2 * i), alpha);
+      }
+      return sum;
+    });
+    return ab[0] + alpha * ab[1] - p.time_step * power;
   };
   double lo = 0.0, hi = 1.0;
   double f_lo = slope(lo), f_hi = slope(hi);

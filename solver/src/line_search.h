@@ -2,6 +2,7 @@
 /// @file
 /// Internal: the exact line search of LineSearch::kExact.
 
+#include <tamsi/kernels/parallel.h>
 #include <tamsi/newton_system.h>
 
 #include <Eigen/Core>
@@ -27,9 +28,11 @@ enum class LineSearchSlope {
 /// doubles past 1 while s < 0; max_alpha ≥ 1). Returns max_alpha when s(max_alpha) ≤ 0, and 0 (no step) when
 /// s(0) ≥ 0, i.e. Δv is not a descent direction. `evaluations` counts slope evaluations.
 /// v, dv: the iterate and the Newton direction (nv; only the island's entries are read); dvn, dvt: the contact
-/// velocity changes (nc, 2nc; likewise).
-double ExactLineSearch(const NewtonSystem& system, const Eigen::VectorXd& v, const Eigen::VectorXd& dv, const int* dofs,
-                       int n, const int* contacts, int num_contacts, const Eigen::VectorXd& dvn,
-                       const Eigen::VectorXd& dvt, double max_alpha, LineSearchSlope slope, int* evaluations);
+/// velocity changes (nc, 2nc; likewise). The sums over the island's velocities and contacts run under `budget` on
+/// ranges fixed by their counts alone (ThreadBudget::Sum): the result is bitwise the same for any thread count.
+double ExactLineSearch(const kernels::ThreadBudget& budget, const NewtonSystem& system, const Eigen::VectorXd& v,
+                       const Eigen::VectorXd& dv, const int* dofs, int n, const int* contacts, int num_contacts,
+                       const Eigen::VectorXd& dvn, const Eigen::VectorXd& dvt, double max_alpha, LineSearchSlope slope,
+                       int* evaluations);
 
 }  // namespace tamsi::internal

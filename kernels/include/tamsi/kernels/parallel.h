@@ -8,6 +8,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <thread>
 #ifdef TAMSI_STD_THREAD_LOOPS
@@ -72,6 +73,23 @@ class ThreadBudget {
           [&](const tbb::blocked_range<int>& r, T acc) { return join(acc, chunk(r.begin(), r.end())); }, join);
     });
     return result;
+  }
+
+  /// Σ over [0, n) of chunk(begin, end) (a T with + and T{} its zero: double, a fixed-size Eigen vector), bitwise
+  /// the same for any thread count: [0, n) is cut by n alone into at most kSumChunks ranges of at least `grain`
+  /// indices, each summed by one task, and the ranges' sums are added in order. Allocates nothing.
+  static constexpr int kSumChunks = 64;
+  template <typename T, typename Chunk>
+  T Sum(int n, int grain, Chunk&& chunk) const {
+    const int chunks = std::clamp(n / std::max(grain, 1), 1, kSumChunks);
+    std::array<T, kSumChunks> partial;
+    For(chunks, 1, [&](int begin, int end) {
+      for (int c = begin; c < end; ++c)
+        partial[c] = chunk(static_cast<int>(1LL * n * c / chunks), static_cast<int>(1LL * n * (c + 1) / chunks));
+    });
+    T sum = partial[0];
+    for (int c = 1; c < chunks; ++c) sum = sum + partial[c];
+    return sum;
   }
 
  private:
