@@ -150,8 +150,8 @@ bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
         if (b < 0) b = num_bodies++;
         body[a] = b;
       }
-      symmetric_analyzed_ =
-          schwarz_->Analyze(data.budget, S, body, num_bodies, data.options.schwarz_part_bodies, nullptr);
+      symmetric_analyzed_ = schwarz_->Analyze(data.budget, S, body, num_bodies,
+                                              SchwarzPartBodies(data.options.schwarz_part_bodies, num_bodies), nullptr);
     } else {
       if (!symmetric_solver_)
         symmetric_solver_ = MakeLinearSolver(LinearSolverType::kCholmod, /*symmetric=*/true, num_threads_);

@@ -5,6 +5,7 @@
 #include <tamsi/kernels/parallel.h>
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,8 +15,18 @@
 
 namespace tamsi::internal {
 
-/// z = Σ_d R_dᵀ S_d⁻¹ R_d r: R_d restricts to subdomain d's velocities (FindSubdomains: parts of a few dozen bodies
-/// with one layer of overlap), and S_d = R_d S R_dᵀ, the subdomain's block of the symmetric part
+/// The bodies per part for an island of `num_bodies` bodies: Options::schwarz_part_bodies, or at most
+/// ⌈num_bodies / kMinSubdomains⌉ (at least one), so that a smaller island still has about 16 parts for 16 cores.
+/// Depends on the island alone, never on the thread count. On the dumped pile steps (bench/README.md, "Big islands"),
+/// 256 bodies per part give the fewest GMRES iterations for their cost at N = 10,000, and ~60 the fastest steps at N =
+/// 1,000.
+constexpr int kMinSubdomains = 16;
+inline int SchwarzPartBodies(int part_bodies, int num_bodies) {
+  return std::max(1, std::min(part_bodies, (num_bodies + kMinSubdomains - 1) / kMinSubdomains));
+}
+
+/// z = Σ_d R_dᵀ S_d⁻¹ R_d r: R_d restricts to subdomain d's velocities (FindSubdomains: parts of SchwarzPartBodies
+/// bodies with one layer of overlap), and S_d = R_d S R_dᵀ, the subdomain's block of the symmetric part
 /// S = M + h(W_nn + W_tt) of the Newton matrix, is factored by a block sparse Cholesky (MakeBlockCholeskySolver, solves
 /// in single precision). It approximates S⁻¹ (SPD, like S) at a cost linear in the island's size, without factoring the
 /// whole island. Additive rather than restricted (each velocity taken from the subdomain that owns it): on dumped pile

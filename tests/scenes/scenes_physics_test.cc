@@ -344,6 +344,14 @@ TEST(ClutterBin, KrylovNewtonSolvesAgreeWithExactNewtonOnPileSteps) {
   Options options = sim->options().solver;
   options.relative_tolerance = 1e-4;  // 1e-8 m/s
   options.newton_solve = NewtonSolve::kExact;
+  // Newton's test bounds the contact velocities' updates: they agree to the tolerance. v itself agrees relative to
+  // its size: a direction no contact sees (a body's spin about its contact normals, with a tiny inertia) is left
+  // by an inexact solve at a residual below every tolerance (measured: 1.7e-7 rad/s of a 12 rad/s spin, once).
+  auto expect_agreement = [](const Result& result, const Result& exact, const std::string& what) {
+    EXPECT_LT((result.vn - exact.vn).lpNorm<Eigen::Infinity>(), 1e-8) << what;
+    EXPECT_LT((result.vt - exact.vt).lpNorm<Eigen::Infinity>(), 1e-8) << what;
+    EXPECT_LT((result.v - exact.v).lpNorm<Eigen::Infinity>(), 1e-8 * exact.v.lpNorm<Eigen::Infinity>()) << what;
+  };
   for (const ContactProblem& problem : problems) {
     ASSERT_GT(problem.num_contacts(), 250);
     Result exact;
@@ -355,7 +363,7 @@ TEST(ClutterBin, KrylovNewtonSolvesAgreeWithExactNewtonOnPileSteps) {
       Result result;
       ASSERT_EQ(TamsiSolver(krylov).Solve(problem, &result), Status::kSuccess) << ToString(mode);
       EXPECT_GT(result.summary.counters.krylov_solves, 0) << ToString(mode);
-      EXPECT_LT((result.v - exact.v).lpNorm<Eigen::Infinity>(), 1e-7) << ToString(mode);
+      expect_agreement(result, exact, ToString(mode));
     }
     // Overlapping Schwarz in place of the Cholesky of the symmetric part on every island (no dense ones; subdomains
     // of 16 bodies): the same solution, GMRES solving every Newton system, bitwise equal on 1 and 2 threads.
@@ -370,7 +378,7 @@ TEST(ClutterBin, KrylovNewtonSolvesAgreeWithExactNewtonOnPileSteps) {
     EXPECT_GT(one_thread.summary.counters.schwarz_subdomains,
               one_thread.summary.num_islands);  // the big island is split
     EXPECT_EQ(one_thread.summary.counters.krylov_solves, one_thread.summary.counters.newton_systems);
-    EXPECT_LT((one_thread.v - exact.v).lpNorm<Eigen::Infinity>(), 1e-7);
+    expect_agreement(one_thread, exact, "schwarz");
     schwarz.num_threads = 2;
     Result two_threads;
     ASSERT_EQ(TamsiSolver(schwarz).Solve(problem, &two_threads), Status::kSuccess);

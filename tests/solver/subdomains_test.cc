@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "islands.h"
+#include "schwarz.h"
 
 namespace tamsi::internal {
 namespace {
@@ -85,6 +86,21 @@ TEST(Subdomains, PartsOfAConnectedBodyGraphAreBalanced) {
   // Halving 1,024 bodies down to at most 32 gives 32 parts of exactly 32.
   ASSERT_EQ(s.count, 32);
   for (int d = 0; d < s.count; ++d) EXPECT_EQ(std::count(s.part.begin(), s.part.end(), d), 32);
+}
+
+TEST(Subdomains, DefaultPartSizeGivesLargeIslandsAtLeastSixteenParts) {
+  for (int num_bodies : {20, 1000, 10000}) {
+    SCOPED_TRACE(num_bodies);
+    std::vector<int> body;
+    const Pattern A = BodyPattern(num_bodies, 3, 3, &body);
+    const int part_bodies = SchwarzPartBodies(256, num_bodies);
+    const Subdomains s = FindSubdomains(View(A), body, num_bodies, part_bodies);
+    // Parts of at most ⌈N/16⌉ bodies: at least N / ⌈N/16⌉ of them, 16 where 16 divides N.
+    EXPECT_GE(s.count, (num_bodies + part_bodies - 1) / part_bodies);
+    if (num_bodies % kMinSubdomains == 0) EXPECT_GE(s.count, kMinSubdomains);
+    EXPECT_LE(part_bodies, 256);
+    for (int d = 0; d < s.count; ++d) EXPECT_LE(std::count(s.part.begin(), s.part.end(), d), part_bodies);
+  }
 }
 
 /// Contact i touches the velocities `touched[i]` (every row of its Jn and Jt nonzero there).

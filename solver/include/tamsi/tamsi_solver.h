@@ -36,7 +36,8 @@ enum class NewtonSolve {
   /// without W_tn (NewtonSystem::Assemble). W_tn is small against S, so GMRES needs a few iterations. Islands below
   /// schwarz_threshold velocities factor S afresh with CHOLMOD every iteration (a fraction of the LU of eq. 23: 3.4
   /// vs 12 ms for a 3,000-velocity pile island); larger ones approximate S⁻¹ by one-level overlapping Schwarz
-  /// (subdomains of schwarz_part_bodies bodies, each factored by CHOLMOD, in parallel), whose cost grows like the
+  /// (subdomains of up to schwarz_part_bodies bodies, each factored by a block Cholesky, in parallel), whose cost grows
+  /// like the
   /// island instead of like its Cholesky factor, with GMRES to schwarz_krylov_tolerance. An iteration
   /// whose S is not positive definite, or whose GMRES misses krylov_tolerance within its budget, is solved by the
   /// exact factorization instead.
@@ -194,14 +195,18 @@ struct Options {
   double krylov_tolerance{1e-3};
   int max_krylov_iterations{20};
   /// kSymmetricPreconditioner, two-way: islands of at least this many velocities are preconditioned by one-level
-  /// overlapping Schwarz on S instead of a Cholesky of S, ≥ 1. The default is the one-thread crossover on settled
-  /// piles (18,000 velocities: Cholesky 1.25× faster; 60,000: Schwarz 1.5×); Schwarz's work splits over threads
-  /// and CHOLMOD's hardly does, so with 2 threads the crossover is near 6,000 (bench/README.md, "Big islands"). Not
-  /// chosen by the thread count, so that results stay bitwise identical for any num_threads.
-  int schwarz_threshold{24000};
-  /// Schwarz: bodies (velocities joined through M or touched by the same contacts) per subdomain before one layer of
-  /// overlap is added, ≥ 1.
-  int schwarz_part_bodies{32};
+  /// overlapping Schwarz on S instead of a Cholesky of S, ≥ 1. The default puts the settled piles' islands of
+  /// N = 1,000 bodies (5,946 velocities) on Schwarz and those of 500 (2,988) on the Cholesky (steady-state steps of
+  /// dumped piles, bench/README.md, "Big islands"; 6,000 velocities: Cholesky 266 ms against Schwarz 292 ms on one
+  /// thread of a 2-core machine, 350 against 297 ms on one thread of a 16-core one, 320 against 86 ms on its 16;
+  /// 3,000 velocities: Cholesky 104 against 172 ms). Schwarz's work splits over threads and CHOLMOD's hardly does.
+  /// Not chosen by the thread count, so that results stay bitwise identical for any num_threads.
+  int schwarz_threshold{5000};
+  /// Schwarz: the most bodies (velocities joined through M or touched by the same contacts) per subdomain before one
+  /// layer of overlap is added, ≥ 1; an island of fewer than 16 × this many bodies is cut into parts of at most
+  /// ⌈bodies / 16⌉ instead, so that 16 cores have work. 256: the fastest on the N = 10,000 pile (64 subdomains, 233
+  /// GMRES iterations per step against 334 with 32 bodies per part).
+  int schwarz_part_bodies{256};
   /// Schwarz: GMRES's relative residual, in (0, 1), and iteration budget per Newton iteration, ≥ 1. A looser
   /// forcing term than krylov_tolerance: each Schwarz-preconditioned GMRES iteration costs more than a few Newton
   /// iterations saved (on dumped N = 3,000 pile steps: 1e-3 → 38, 1e-2 → 22, 3e-2 → 16 GMRES iterations per Newton
