@@ -157,9 +157,10 @@ void DenseSizes(benchmark::internal::Benchmark* b) {
 
 /// The dumped step at $TAMSI_DUMPED_PROBLEM (`tamsi run --dump-problems`), with the default options over the thread
 /// budgets (and, with schwarz_all = 1, every island preconditioned by Schwarz: schwarz_threshold 1; part_bodies > 0:
-/// Options::schwarz_part_bodies), the structure kept
-/// across iterations as in a simulator's steady state. The label ends with an FNV-1a hash of v's bytes: the same hash
-/// for every thread count is the bitwise determinism the solver promises. Skipped when the variable is unset.
+/// Options::schwarz_part_bodies), the structure kept across iterations as in a simulator's steady state (cold = 1: a
+/// new solver per iteration, so the structure and the symbolic analyses are timed too, as in a step whose contacts
+/// changed). The label ends with an FNV-1a hash of v's bytes: the same hash for every thread count is the bitwise
+/// determinism the solver promises. Skipped when the variable is unset.
 void BM_TamsiSolveDumpedProblem(benchmark::State& state) {
   const char* path = std::getenv("TAMSI_DUMPED_PROBLEM");
   if (path == nullptr) {
@@ -171,12 +172,19 @@ void BM_TamsiSolveDumpedProblem(benchmark::State& state) {
   options.num_threads = static_cast<int>(state.range(0));
   if (state.range(1)) options.schwarz_threshold = 1;
   if (state.range(2)) options.schwarz_part_bodies = static_cast<int>(state.range(2));
-  TamsiSolver solver(options);
   Result result;
-  solver.Solve(problem, &result);  // builds the structure and the symbolic analyses: not timed
-  for (auto _ : state) {
-    solver.Solve(problem, &result);
-    benchmark::DoNotOptimize(result.v.data());
+  if (state.range(3)) {  // cold: a new solver per step, as when every step's contacts change the pattern
+    for (auto _ : state) {
+      TamsiSolver(options).Solve(problem, &result);
+      benchmark::DoNotOptimize(result.v.data());
+    }
+  } else {
+    TamsiSolver solver(options);
+    solver.Solve(problem, &result);  // builds the structure and the symbolic analyses: not timed
+    for (auto _ : state) {
+      solver.Solve(problem, &result);
+      benchmark::DoNotOptimize(result.v.data());
+    }
   }
   const Summary& s = result.summary;
   std::uint64_t hash = 14695981039346656037ull;
@@ -198,11 +206,12 @@ void BM_TamsiSolveDumpedProblem(benchmark::State& state) {
   state.SetLabel(std::string(ToString(s.status)) + " v:" + hex);
 }
 void DumpedProblemThreads(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"threads", "schwarz_all", "part_bodies"})->Unit(benchmark::kMillisecond)->UseRealTime();
-  for (int schwarz_all : {0, 1})
-    for (int t : bench::ThreadCounts()) b->Args({t, schwarz_all, 0});
+  b->ArgNames({"threads", "schwarz_all", "part_bodies", "cold"})->Unit(benchmark::kMillisecond)->UseRealTime();
+  for (int cold : {0, 1})
+    for (int schwarz_all : {0, 1})
+      for (int t : bench::ThreadCounts()) b->Args({t, schwarz_all, 0, cold});
   for (int part_bodies : {32, 64, 128, 256})
-    for (int t : bench::ThreadCounts()) b->Args({t, 1, part_bodies});
+    for (int t : bench::ThreadCounts()) b->Args({t, 1, part_bodies, 0});
 }
 
 BENCHMARK(BM_TamsiSolveSpheresResting)->Apply(LargeSizes);

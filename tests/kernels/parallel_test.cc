@@ -41,7 +41,9 @@ TEST(ThreadBudgetSum, IsBitwiseTheSameForAnyThreadCountAndCloseToTheExactSum) {
     }
     EXPECT_NEAR(one, static_cast<double>(exact), 1e-13 * static_cast<double>(magnitude));
     // Below two ranges' worth, one range: the plain loop's sum.
-    if (n < 1024) EXPECT_TRUE(BitwiseEqual(one, chunk(0, n)));
+    if (n < 1024) {
+      EXPECT_TRUE(BitwiseEqual(one, chunk(0, n)));
+    }
   }
 }
 

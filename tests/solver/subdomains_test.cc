@@ -97,7 +97,9 @@ TEST(Subdomains, DefaultPartSizeGivesLargeIslandsAtLeastSixteenParts) {
     const Subdomains s = FindSubdomains(View(A), body, num_bodies, part_bodies);
     // Parts of at most ⌈N/16⌉ bodies: at least N / ⌈N/16⌉ of them, 16 where 16 divides N.
     EXPECT_GE(s.count, (num_bodies + part_bodies - 1) / part_bodies);
-    if (num_bodies % kMinSubdomains == 0) EXPECT_GE(s.count, kMinSubdomains);
+    if (num_bodies % kMinSubdomains == 0) {
+      EXPECT_GE(s.count, kMinSubdomains);
+    }
     EXPECT_LE(part_bodies, 256);
     for (int d = 0; d < s.count; ++d) EXPECT_LE(std::count(s.part.begin(), s.part.end(), d), part_bodies);
   }
