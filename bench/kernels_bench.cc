@@ -65,7 +65,7 @@ void BM_NewtonMatrixAssembly(benchmark::State& state) {
   Eigen::VectorXd pi, ft, blocks;
   kernels::CalcContactForces(budget, model, f.problem.stiffness, f.problem.dissipation, f.problem.friction,
                              f.problem.delta0, f.pi_frozen, f.vn, f.vt, &pi, &ft, &blocks);
-  kernels::NewtonMatrixPattern pattern(f.problem.M, f.J);
+  kernels::NewtonMatrixPattern pattern(budget, f.problem.M, f.J);
   std::vector<double> values(pattern.nnz());
   for (auto _ : state) {
     pattern.Assemble(budget, f.problem.M, f.J, f.problem.time_step, blocks, values.data());
@@ -78,9 +78,10 @@ void BM_NewtonMatrixAssembly(benchmark::State& state) {
 /// Building the pattern (once per contact structure).
 void BM_NewtonMatrixPattern(benchmark::State& state) {
   const KernelFixture f(static_cast<int>(state.range(0)), true);
+  const kernels::ThreadBudget budget(static_cast<int>(state.range(1)));
   long long nnz = 0;
   for (auto _ : state) {
-    kernels::NewtonMatrixPattern pattern(f.problem.M, f.J);
+    kernels::NewtonMatrixPattern pattern(budget, f.problem.M, f.J);
     nnz = pattern.nnz();
     benchmark::DoNotOptimize(nnz);
   }
@@ -152,7 +153,10 @@ void ContactsAndThreads(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_ContactForces)->Apply(ContactsAndThreads);
 BENCHMARK(BM_NewtonMatrixAssembly)->Apply(ContactsAndThreads);
-BENCHMARK(BM_NewtonMatrixPattern)->ArgNames({"nc"})->Arg(1000)->Arg(10000)->Arg(100000);
+BENCHMARK(BM_NewtonMatrixPattern)
+    ->ArgNames({"nc", "threads"})
+    ->ArgsProduct({{1000, 10000, 100000}, {1, 2}})
+    ->UseRealTime();
 BENCHMARK(BM_TalsLimit)->Apply(ContactsAndThreads);
 BENCHMARK(BM_ContactJacobianMultiply)->Apply(ContactsAndThreads);
 BENCHMARK(BM_ContactJacobianMultiplyTranspose)->Apply(ContactsAndThreads);

@@ -5,21 +5,17 @@
 
 namespace tamsi::kernels {
 
-NewtonMatrixPattern::NewtonMatrixPattern(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
-                                         const ContactJacobian& J) {
-  const int nv = static_cast<int>(M.cols());
-  const int nc = J.num_contacts();
-  // Column j holds M's rows and the supports of the contacts touching j (found through the transpose map), once each.
-  std::vector<int> mark(nv, -1), rows;
-  col_ptr_.assign(nv + 1, 0);
-  row_index_.clear();
-  row_index_.reserve(M.nonZeros() + 4 * static_cast<size_t>(J.support_total()));
-  // Whether column j touches the same contacts as column j − 1 and M's column j has the rows of column j − 1 (a body's
-  // velocities): then both columns have the same rows.
-  auto same_as_previous = [&](int j) {
-    if (j == 0) return false;
-    const int* m_ptr = M.outerIndexPtr();
-    const int* m_rows = M.innerIndexPtr();
+namespace {
+
+/// The sorted rows of the Newton matrix's column j: M's rows and the supports of the contacts touching j, once each
+/// (`mark`, nv entries, never holding j beforehand, flags the rows taken). `previous` (or nullptr): column j − 1's
+/// rows, reused when column j touches the same contacts as column j − 1 and M's column j has the rows of column
+/// j − 1 (a body's velocities).
+void CalcColumnRows(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M, const ContactJacobian& J, int j,
+                    const std::vector<int>* previous, std::vector<int>* mark, std::vector<int>* rows) {
+  const int* m_ptr = M.outerIndexPtr();
+  const int* m_rows = M.innerIndexPtr();
+  auto same_as_previous = [&] {
     if (!std::equal(m_rows + m_ptr[j - 1], m_rows + m_ptr[j], m_rows + m_ptr[j], m_rows + m_ptr[j + 1])) return false;
     const int count = J.contacts_ptr(j) - J.contacts_ptr(j - 1);
     if (J.contacts_ptr(j + 1) - J.contacts_ptr(j) != count) return false;
@@ -27,29 +23,67 @@ NewtonMatrixPattern::NewtonMatrixPattern(const Eigen::SparseMatrix<double, Eigen
       if (J.contact_of(J.contacts_ptr(j - 1) + c) != J.contact_of(J.contacts_ptr(j) + c)) return false;
     return true;
   };
-  for (int j = 0; j < nv; ++j) {
-    if (same_as_previous(j)) {
-      row_index_.insert(row_index_.end(), rows.begin(), rows.end());
-      col_ptr_[j + 1] = static_cast<int>(row_index_.size());
-      continue;
-    }
-    rows.clear();
-    auto add = [&](int r) {
-      if (mark[r] != j) {
-        mark[r] = j;
-        rows.push_back(r);
-      }
-    };
-    for (Eigen::SparseMatrix<double, Eigen::ColMajor, int>::InnerIterator it(M, j); it; ++it)
-      add(static_cast<int>(it.row()));
-    for (int c = J.contacts_ptr(j); c < J.contacts_ptr(j + 1); ++c) {
-      const int i = J.contact_of(c);
-      for (int a = 0; a < J.support_size(i); ++a) add(J.support(i)[a]);
-    }
-    std::sort(rows.begin(), rows.end());
-    row_index_.insert(row_index_.end(), rows.begin(), rows.end());
-    col_ptr_[j + 1] = static_cast<int>(row_index_.size());
+  if (previous != nullptr && same_as_previous()) {
+    *rows = *previous;
+    return;
   }
+  rows->clear();
+  auto add = [&](int r) {
+    if ((*mark)[r] != j) {
+      (*mark)[r] = j;
+      rows->push_back(r);
+    }
+  };
+  for (int k = m_ptr[j]; k < m_ptr[j + 1]; ++k) add(m_rows[k]);
+  for (int c = J.contacts_ptr(j); c < J.contacts_ptr(j + 1); ++c) {
+    const int i = J.contact_of(c);
+    for (int a = 0; a < J.support_size(i); ++a) add(J.support(i)[a]);
+  }
+  std::sort(rows->begin(), rows->end());
+}
+
+}  // namespace
+
+NewtonMatrixPattern::NewtonMatrixPattern(const ThreadBudget& budget,
+                                         const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
+                                         const ContactJacobian& J) {
+  CalcColumns(budget, M, J);
+  CalcSources(budget, M, J);
+}
+
+void NewtonMatrixPattern::CalcColumns(const ThreadBudget& budget,
+                                      const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
+                                      const ContactJacobian& J) {
+  // Columns in ranges fixed by nv alone, each range's rows gathered by one task, then concatenated in order.
+  const int nv = static_cast<int>(M.cols());
+  const int ranges = std::clamp(nv / 512, 1, 64);
+  auto first = [&](int r) { return static_cast<int>(1LL * nv * r / ranges); };
+  std::vector<std::vector<int>> range_rows(ranges);
+  col_ptr_.assign(nv + 1, 0);
+  budget.For(ranges, 1, [&](int begin, int end) {
+    std::vector<int> mark(nv, -1), rows, previous;
+    for (int r = begin; r < end; ++r) {
+      for (int j = first(r); j < first(r + 1); ++j) {
+        CalcColumnRows(M, J, j, j > first(r) ? &previous : nullptr, &mark, &rows);
+        range_rows[r].insert(range_rows[r].end(), rows.begin(), rows.end());
+        col_ptr_[j + 1] = static_cast<int>(rows.size());
+        std::swap(rows, previous);
+      }
+    }
+  });
+  for (int j = 0; j < nv; ++j) col_ptr_[j + 1] += col_ptr_[j];
+  row_index_.resize(col_ptr_[nv]);
+  budget.For(ranges, 1, [&](int begin, int end) {
+    for (int r = begin; r < end; ++r)
+      std::copy(range_rows[r].begin(), range_rows[r].end(), &row_index_[0] + col_ptr_[first(r)]);
+  });
+}
+
+void NewtonMatrixPattern::CalcSources(const ThreadBudget& budget,
+                                      const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
+                                      const ContactJacobian& J) {
+  const int nv = static_cast<int>(M.cols());
+  const int nc = J.num_contacts();
   auto position = [&](int row, int col) {
     const auto begin = row_index_.begin() + col_ptr_[col];
     const auto end = row_index_.begin() + col_ptr_[col + 1];
@@ -58,30 +92,33 @@ NewtonMatrixPattern::NewtonMatrixPattern(const Eigen::SparseMatrix<double, Eigen
     return static_cast<int>(at - row_index_.begin());
   };
   m_source_.assign(row_index_.size(), -1);
-  for (int j = 0; j < nv; ++j) {
-    for (int k = M.outerIndexPtr()[j]; k < M.outerIndexPtr()[j + 1]; ++k)
-      m_source_[position(M.innerIndexPtr()[k], j)] = k;
-  }
+  budget.For(nv, 512, [&](int begin, int end) {
+    for (int j = begin; j < end; ++j)
+      for (int k = M.outerIndexPtr()[j]; k < M.outerIndexPtr()[j + 1]; ++k)
+        m_source_[position(M.innerIndexPtr()[k], j)] = k;
+  });
   // Kᵢ entry (a, b) lands at A(S_a, S_b); invert that map by counting sort, in increasing contact order.
   k_offset_.assign(nc + 1, 0);
   for (int i = 0; i < nc; ++i) k_offset_[i + 1] = k_offset_[i] + J.support_size(i) * J.support_size(i);
   std::vector<int> target(k_offset_[nc]);
-  gather_ptr_.assign(row_index_.size() + 1, 0);
-  for (int i = 0; i < nc; ++i) {
-    const int m = J.support_size(i);
-    const int* S = J.support(i);
-    for (int b = 0; b < m; ++b) {
-      int p = -1;
-      for (int a = 0; a < m; ++a) {
-        // Rows are sorted and unique, and the whole support is in column S[b]: a support row that follows the previous
-        // one (a body's next velocity) sits in the next slot, so only the start of each run is searched.
-        p = a > 0 && S[a] == S[a - 1] + 1 ? p + 1 : position(S[a], S[b]);
-        TAMSI_DEBUG_ASSERT(p < col_ptr_[S[b] + 1] && row_index_[p] == S[a]);
-        target[k_offset_[i] + b * m + a] = p;
-        ++gather_ptr_[p + 1];
+  budget.For(nc, 128, [&](int begin, int end) {
+    for (int i = begin; i < end; ++i) {
+      const int m = J.support_size(i);
+      const int* S = J.support(i);
+      for (int b = 0; b < m; ++b) {
+        int p = -1;
+        for (int a = 0; a < m; ++a) {
+          // Rows are sorted and unique, and the whole support is in column S[b]: a support row that follows the
+          // previous one (a body's next velocity) sits in the next slot, so only the start of each run is searched.
+          p = a > 0 && S[a] == S[a - 1] + 1 ? p + 1 : position(S[a], S[b]);
+          TAMSI_DEBUG_ASSERT(p < col_ptr_[S[b] + 1] && row_index_[p] == S[a]);
+          target[k_offset_[i] + b * m + a] = p;
+        }
       }
     }
-  }
+  });
+  gather_ptr_.assign(row_index_.size() + 1, 0);
+  for (int p : target) ++gather_ptr_[p + 1];
   for (size_t e = 0; e < row_index_.size(); ++e) gather_ptr_[e + 1] += gather_ptr_[e];
   gather_source_.resize(target.size());
   std::vector<int> next(gather_ptr_.begin(), gather_ptr_.end() - 1);

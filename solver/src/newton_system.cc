@@ -49,7 +49,7 @@ bool NewtonSystem::Reset(const ContactProblem& problem) {
     J_.SetValues(problem.Jn, problem.Jt);
   } else {
     J_ = kernels::ContactJacobian(problem.Jn, problem.Jt);
-    pattern_ = kernels::NewtonMatrixPattern(M, J_);
+    pattern_ = kernels::NewtonMatrixPattern(budget_, M, J_);
     m_outer_.assign(M.outerIndexPtr(), M.outerIndexPtr() + M.outerSize() + 1);
     m_inner_.assign(M.innerIndexPtr(), M.innerIndexPtr() + M.nonZeros());
   }

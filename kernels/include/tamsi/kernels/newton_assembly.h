@@ -22,8 +22,10 @@ namespace tamsi::kernels {
 class NewtonMatrixPattern {
  public:
   NewtonMatrixPattern() = default;
-  /// M: nv × nv with both triangles stored; J: the contact Jacobian of the same nv.
-  NewtonMatrixPattern(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M, const ContactJacobian& J);
+  /// M: nv × nv with both triangles stored; J: the contact Jacobian of the same nv. Built under `budget` in ranges
+  /// fixed by nv and nc alone: the same pattern and gather order for any thread count.
+  NewtonMatrixPattern(const ThreadBudget& budget, const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
+                      const ContactJacobian& J);
 
   int size() const { return static_cast<int>(col_ptr_.size()) - 1; }
   int nnz() const { return static_cast<int>(row_index_.size()); }
@@ -41,6 +43,13 @@ class NewtonMatrixPattern {
                 double* symmetric_values = nullptr);
 
  private:
+  /// col_ptr_ and row_index_: each column's rows (M's and its contacts' supports), sorted, once each.
+  void CalcColumns(const ThreadBudget& budget, const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
+                   const ContactJacobian& J);
+  /// m_source_, k_offset_ and the gather map from each entry of A to the Kᵢ entries summed into it.
+  void CalcSources(const ThreadBudget& budget, const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
+                   const ContactJacobian& J);
+
   std::vector<int> col_ptr_{0};
   std::vector<int> row_index_;
   std::vector<int> m_source_;       // per entry of A: index into M's values, or −1
