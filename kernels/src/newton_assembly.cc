@@ -75,7 +75,7 @@ void NewtonMatrixPattern::CalcColumns(const ThreadBudget& budget,
   row_index_.resize(col_ptr_[nv]);
   budget.For(ranges, 1, [&](int begin, int end) {
     for (int r = begin; r < end; ++r)
-      std::copy(range_rows[r].begin(), range_rows[r].end(), &row_index_[0] + col_ptr_[first(r)]);
+      std::copy(range_rows[r].begin(), range_rows[r].end(), row_index_.data() + col_ptr_[first(r)]);
   });
 }
 
