@@ -16,12 +16,8 @@ void CalcColumnRows(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M, 
   const int* m_ptr = M.outerIndexPtr();
   const int* m_rows = M.innerIndexPtr();
   auto same_as_previous = [&] {
-    if (!std::equal(m_rows + m_ptr[j - 1], m_rows + m_ptr[j], m_rows + m_ptr[j], m_rows + m_ptr[j + 1])) return false;
-    const int count = J.contacts_ptr(j) - J.contacts_ptr(j - 1);
-    if (J.contacts_ptr(j + 1) - J.contacts_ptr(j) != count) return false;
-    for (int c = 0; c < count; ++c)
-      if (J.contact_of(J.contacts_ptr(j - 1) + c) != J.contact_of(J.contacts_ptr(j) + c)) return false;
-    return true;
+    return std::equal(m_rows + m_ptr[j - 1], m_rows + m_ptr[j], m_rows + m_ptr[j], m_rows + m_ptr[j + 1]) &&
+           J.SameContacts(j - 1, j);
   };
   if (previous != nullptr && same_as_previous()) {
     *rows = *previous;

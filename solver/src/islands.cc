@@ -43,15 +43,6 @@ Components Label(std::vector<int>& parent) {
   return c;
 }
 
-/// True when velocities j and k are touched by the same contacts, and by at least one.
-bool SameContacts(const kernels::ContactJacobian& J, int j, int k) {
-  const int n = J.contacts_ptr(j + 1) - J.contacts_ptr(j);
-  if (n == 0 || n != J.contacts_ptr(k + 1) - J.contacts_ptr(k)) return false;
-  for (int a = 0; a < n; ++a)
-    if (J.contact_of(J.contacts_ptr(j) + a) != J.contact_of(J.contacts_ptr(k) + a)) return false;
-  return true;
-}
-
 }  // namespace
 
 Components FindComponents(int n, const int* col_ptr, const int* row_index, bool split) {
@@ -70,7 +61,7 @@ Components FindBodies(int n, const int* col_ptr, const int* row_index, const ker
   std::iota(parent.begin(), parent.end(), 0);
   JoinPattern(n, col_ptr, row_index, parent);
   for (int j = 1; j < n; ++j) {
-    if (!SameContacts(J, j - 1, j)) continue;
+    if (J.contacts_ptr(j) == J.contacts_ptr(j + 1) || !J.SameContacts(j - 1, j)) continue;
     const int a = Find(parent, j - 1), b = Find(parent, j);
     if (a != b) parent[std::max(a, b)] = std::min(a, b);
   }

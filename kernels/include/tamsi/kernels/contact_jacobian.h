@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
+#include <algorithm>
 #include <vector>
 
 namespace tamsi::kernels {
@@ -38,6 +39,12 @@ class ContactJacobian {
   /// The contacts touching velocity j are contact_of(c) for c in [contacts_ptr(j), contacts_ptr(j + 1)), increasing.
   int contacts_ptr(int j) const { return transpose_ptr_[j]; }
   int contact_of(int c) const { return transpose_contact_[c]; }
+  /// True when velocities j and k are touched by exactly the same contacts (both by none included).
+  bool SameContacts(int j, int k) const {
+    return std::equal(
+        transpose_contact_.begin() + transpose_ptr_[j], transpose_contact_.begin() + transpose_ptr_[j + 1],
+        transpose_contact_.begin() + transpose_ptr_[k], transpose_contact_.begin() + transpose_ptr_[k + 1]);
+  }
   /// Σᵢ |S_i|.
   int support_total() const { return support_ptr_.empty() ? 0 : support_ptr_.back(); }
 
