@@ -52,26 +52,23 @@ void NewtonMatrixPattern::CalcColumns(const ThreadBudget& budget,
                                       const ContactJacobian& J) {
   // Columns in ranges fixed by nv alone, each range's rows gathered by one task, then concatenated in order.
   const int nv = static_cast<int>(M.cols());
-  const int ranges = std::clamp(nv / 512, 1, 64);
-  auto first = [&](int r) { return static_cast<int>(1LL * nv * r / ranges); };
+  constexpr int kGrain = 512;
+  const int ranges = ThreadBudget::NumFixedRanges(nv, kGrain);
   std::vector<std::vector<int>> range_rows(ranges);
   col_ptr_.assign(nv + 1, 0);
-  budget.For(ranges, 1, [&](int begin, int end) {
+  budget.ForFixedRanges(nv, kGrain, [&](int r, int begin, int end) {
     std::vector<int> mark(nv, -1), rows, previous;
-    for (int r = begin; r < end; ++r) {
-      for (int j = first(r); j < first(r + 1); ++j) {
-        CalcColumnRows(M, J, j, j > first(r) ? &previous : nullptr, &mark, &rows);
-        range_rows[r].insert(range_rows[r].end(), rows.begin(), rows.end());
-        col_ptr_[j + 1] = static_cast<int>(rows.size());
-        std::swap(rows, previous);
-      }
+    for (int j = begin; j < end; ++j) {
+      CalcColumnRows(M, J, j, j > begin ? &previous : nullptr, &mark, &rows);
+      range_rows[r].insert(range_rows[r].end(), rows.begin(), rows.end());
+      col_ptr_[j + 1] = static_cast<int>(rows.size());
+      std::swap(rows, previous);
     }
   });
   for (int j = 0; j < nv; ++j) col_ptr_[j + 1] += col_ptr_[j];
   row_index_.resize(col_ptr_[nv]);
-  budget.For(ranges, 1, [&](int begin, int end) {
-    for (int r = begin; r < end; ++r)
-      std::copy(range_rows[r].begin(), range_rows[r].end(), row_index_.data() + col_ptr_[first(r)]);
+  budget.ForFixedRanges(nv, kGrain, [&](int r, int begin, int) {
+    std::copy(range_rows[r].begin(), range_rows[r].end(), row_index_.data() + col_ptr_[begin]);
   });
 }
 

@@ -1,8 +1,9 @@
-// The deterministic sums of ThreadBudget (kernels/include/tamsi/kernels/parallel.h).
+// The fixed ranges and deterministic sums of ThreadBudget (kernels/include/tamsi/kernels/parallel.h).
 #include <gtest/gtest.h>
 #include <tamsi/kernels/parallel.h>
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -22,6 +23,29 @@ std::vector<double> SpreadValues(int n) {
 }
 
 bool BitwiseEqual(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+TEST(ThreadBudgetFixedRanges, CoverTheIndicesOnceInRangesSetByTheCountAlone) {
+  for (int n : {0, 1, 511, 512, 1023, 5000, 100000}) {
+    SCOPED_TRACE(n);
+    const int ranges = ThreadBudget::NumFixedRanges(n, 512);
+    EXPECT_EQ(ranges, n < 1024 ? 1 : std::min(n / 512, ThreadBudget::kMaxFixedRanges));
+    for (int threads : {1, 3, 16}) {
+      std::vector<int> owner(n, -1), begins(ranges, -1), ends(ranges, -1);
+      ThreadBudget(threads).ForFixedRanges(n, 512, [&](int r, int begin, int end) {
+        begins[r] = begin;
+        ends[r] = end;
+        for (int i = begin; i < end; ++i) owner[i] = r;
+      });
+      for (int r = 0; r < ranges; ++r) {
+        EXPECT_EQ(begins[r], ThreadBudget::FixedRangeBegin(n, ranges, r));
+        EXPECT_EQ(ends[r], ThreadBudget::FixedRangeBegin(n, ranges, r + 1));
+        if (n >= 1024) EXPECT_GE(ends[r] - begins[r], 512);
+      }
+      for (int i = 0; i < n; ++i) ASSERT_GE(owner[i], 0) << i;  // every index in one range (contiguous, in order)
+      EXPECT_TRUE(std::is_sorted(owner.begin(), owner.end()));
+    }
+  }
+}
 
 TEST(ThreadBudgetSum, IsBitwiseTheSameForAnyThreadCountAndCloseToTheExactSum) {
   for (int n : {0, 1, 100, 511, 512, 5000, 100000}) {

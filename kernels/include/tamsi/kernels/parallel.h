@@ -75,20 +75,31 @@ class ThreadBudget {
     return result;
   }
 
+  /// [0, n) cut by n alone, never by the thread count, into at most kMaxFixedRanges ranges of at least `grain`
+  /// indices: range r is [FixedRangeBegin(n, ranges, r), FixedRangeBegin(n, ranges, r + 1)). Work combined range by
+  /// range in order (ForFixedRanges, Sum) is then bitwise the same for any thread count.
+  static constexpr int kMaxFixedRanges = 64;
+  static int NumFixedRanges(int n, int grain) { return std::clamp(n / std::max(grain, 1), 1, kMaxFixedRanges); }
+  static int FixedRangeBegin(int n, int ranges, int r) { return static_cast<int>(1LL * n * r / ranges); }
+
+  /// Runs f(r, begin, end) for each fixed range r of [0, n) (NumFixedRanges(n, grain) of them), one task per range.
+  template <typename F>
+  void ForFixedRanges(int n, int grain, F&& f) const {
+    const int ranges = NumFixedRanges(n, grain);
+    For(ranges, 1, [&](int begin, int end) {
+      for (int r = begin; r < end; ++r) f(r, FixedRangeBegin(n, ranges, r), FixedRangeBegin(n, ranges, r + 1));
+    });
+  }
+
   /// Σ over [0, n) of chunk(begin, end) (a T with + and T{} its zero: double, a fixed-size Eigen vector), bitwise
-  /// the same for any thread count: [0, n) is cut by n alone into at most kSumChunks ranges of at least `grain`
-  /// indices, each summed by one task, and the ranges' sums are added in order. Allocates nothing.
-  static constexpr int kSumChunks = 64;
+  /// the same for any thread count: each fixed range (ForFixedRanges) is summed by one task, and the ranges' sums are
+  /// added in order. Allocates nothing.
   template <typename T, typename Chunk>
   T Sum(int n, int grain, Chunk&& chunk) const {
-    const int chunks = std::clamp(n / std::max(grain, 1), 1, kSumChunks);
-    std::array<T, kSumChunks> partial;
-    For(chunks, 1, [&](int begin, int end) {
-      for (int c = begin; c < end; ++c)
-        partial[c] = chunk(static_cast<int>(1LL * n * c / chunks), static_cast<int>(1LL * n * (c + 1) / chunks));
-    });
+    std::array<T, kMaxFixedRanges> partial;
+    ForFixedRanges(n, grain, [&](int r, int begin, int end) { partial[r] = chunk(begin, end); });
     T sum = partial[0];
-    for (int c = 1; c < chunks; ++c) sum = sum + partial[c];
+    for (int r = 1; r < NumFixedRanges(n, grain); ++r) sum = sum + partial[r];
     return sum;
   }
 
