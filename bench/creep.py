@@ -10,7 +10,8 @@ constraints), so engines are compared at matched accuracy as well as at their de
 and from the run's summary the wall time per step (front end + solve, ms).
 
 Usage: creep.py --tamsi build/apps/tamsi --pile $TAMSI_PILES_DIR/settled_pile_N500.xml
-                [--duration 0.4] [--window 0.2 0.4] [--dt 0.002] [--out DIR] [--skip-newton]
+                [--duration 0.4] [--window 0.2 0.4] [--dt 0.002] [--out DIR] [--skip-newton] [--threads T]
+                [--only TEXT ...]
 Writes DIR/creep.csv and DIR/creep.png (DIR: bench/plots by default). Needs NumPy and matplotlib (Debian's).
 """
 
@@ -41,8 +42,8 @@ CONFIGURATIONS = [  # label, extra arguments of tamsi run
 ]
 
 
-def run(tamsi, pile, duration, dt, extra, output):
-    command = [tamsi, "run", pile, "--duration", str(duration), "--dt", str(dt), "--threads", "1", "--quiet",
+def run(tamsi, pile, duration, dt, threads, extra, output):
+    command = [tamsi, "run", pile, "--duration", str(duration), "--dt", str(dt), "--threads", str(threads), "--quiet",
                "--output", output] + extra
     summary = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     steps = int(re.search(r"^steps\s+(\d+)", summary, re.M).group(1))
@@ -74,6 +75,8 @@ def main():
     parser.add_argument("--window", type=float, nargs=2, default=[0.2, 0.4])
     parser.add_argument("--dt", type=float, default=0.002)
     parser.add_argument("--skip-newton", action="store_true", help="leave out MuJoCo's Newton (~1.3 s per step)")
+    parser.add_argument("--threads", type=int, default=1, help="TAMSI's threads (MuJoCo's solver uses one)")
+    parser.add_argument("--only", nargs="+", metavar="TEXT", help="only the configurations whose label contains one")
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "plots"))
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -82,8 +85,11 @@ def main():
         for label, extra in CONFIGURATIONS:
             if args.skip_newton and "newton" in extra:
                 continue
+            if args.only and not any(text in label for text in args.only):
+                continue
             output = os.path.join(scratch, "trajectory.csv")
-            ms = run(args.tamsi, args.pile, args.duration, args.dt, extra, output)
+            threads = 1 if "mujoco" in extra else args.threads
+            ms = run(args.tamsi, args.pile, args.duration, args.dt, threads, extra, output)
             mean_speed, drift = creep(output, args.window)
             results.append((label, ms, mean_speed, drift))
             print(f"{label:32s} {ms:9.1f} ms/step  mean speed {mean_speed:.2e} m/s  drift {drift:.2e} m/s", flush=True)
@@ -95,7 +101,7 @@ def main():
     for label, ms, _, drift in results:
         ax.loglog([drift], [ms], "o" if label.startswith("TAMSI") else "s", label=label)
     ax.set_xlabel(f"creep: mean drift speed {args.window[0]:g}–{args.window[1]:g} s (m/s)")
-    ax.set_ylabel("ms per step (1 thread)")
+    ax.set_ylabel(f"ms per step (TAMSI on {args.threads} thread{'s' if args.threads > 1 else ''}, MuJoCo on 1)")
     ax.set_title(f"Work–precision: {os.path.basename(args.pile)}, h = {args.dt:g} s")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)

@@ -5,7 +5,7 @@
 /// colours), their poses at the replay's frames, each frame's contacts (point and force on geom2) and, for a run,
 /// every step's Newton iterations, contacts and wall time.
 
-#include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/mujoco_model.h>
 #include <tamsi/scenes/renderer.h>
 #include <tamsi/scenes/simulator.h>
 

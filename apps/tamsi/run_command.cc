@@ -1,5 +1,5 @@
 #include <tamsi/problem_io.h>
-#include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/model_support.h>
 #include <tamsi/scenes/run.h>
 #include <tamsi/scenes/run_settings.h>
 #include <tamsi/scenes/scene_library.h>

@@ -4,7 +4,7 @@
 
 #include <mujoco/mujoco.h>
 #include <pybind11/pybind11.h>
-#include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/mujoco_model.h>
 #include <tamsi/scenes/run_settings.h>
 #include <tamsi/tamsi_solver.h>
 

@@ -4,6 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 #include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/mujoco_model.h>
 #include <tamsi/scenes/run.h>
 #include <tamsi/scenes/run_settings.h>
 #include <tamsi/scenes/scene_library.h>

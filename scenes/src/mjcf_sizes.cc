@@ -1,6 +1,6 @@
 #include "mjcf_sizes.h"
 
-#include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/mujoco_model.h>
 #include <tinyxml2.h>
 
 #include <fstream>

@@ -1,4 +1,4 @@
-#include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/narrow_phase.h>
 
 #include <mutex>
 #include <utility>

@@ -4,7 +4,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
-#include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/mujoco_model.h>
 #include <unistd.h>
 
 #include <algorithm>

@@ -7,7 +7,7 @@
 // "<mujoco" is taken as MJCF text as it is (the built-in scenes and the reproducers in the corpus), and the model's
 // first keyframe, if any, is the start.
 #include <fuzzer/FuzzedDataProvider.h>
-#include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/mujoco_model.h>
 #include <tamsi/scenes/simulator.h>
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 // Open-loop controls from a CSV file (ControlSchedule): interpolation, the motion they drive, and named errors.
 #include <gtest/gtest.h>
 #include <tamsi/scenes/control_schedule.h>
-#include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/mujoco_model.h>
 
 #include <cmath>
 #include <cstdio>

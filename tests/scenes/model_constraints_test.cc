@@ -3,7 +3,9 @@
 // and the unmodified Menagerie Robotiq 2F-85 keeping its linkages.
 #include <gtest/gtest.h>
 #include <tamsi/newton_system.h>
+#include <tamsi/scenes/model_support.h>
 #include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/mujoco_model.h>
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 #include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/mujoco_model.h>
 
 #include <Eigen/Dense>
 #include <cmath>

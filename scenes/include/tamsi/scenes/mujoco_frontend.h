@@ -6,10 +6,10 @@
 
 #include <mujoco/mujoco.h>
 #include <tamsi/contact_problem.h>
+#include <tamsi/scenes/narrow_phase.h>
 
 #include <Eigen/Core>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,55 +17,6 @@ namespace tamsi::scenes {
 namespace internal {
 struct SparseRows;
 }
-
-/// Thrown when an MJCF model cannot be loaded (missing file, malformed XML, invalid model); what() holds MuJoCo's
-/// own message.
-class ModelLoadError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// Thrown when MuJoCo reports an error while computing (its mju_user_error hook is routed here).
-class MujocoError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// A MuJoCo error for an arena (mjData's contacts, constraint rows and stack) too small for the computation; the
-/// caller grows it (GrowArena) and computes again.
-class ArenaFullError : public MujocoError {
- public:
-  using MujocoError::MujocoError;
-};
-
-struct ModelDeleter {
-  void operator()(mjModel* model) const { mj_deleteModel(model); }
-};
-struct DataDeleter {
-  void operator()(mjData* data) const { mj_deleteData(data); }
-};
-using ModelPtr = std::unique_ptr<mjModel, ModelDeleter>;
-using DataPtr = std::unique_ptr<mjData, DataDeleter>;
-
-/// Routes MuJoCo's errors to MujocoError exceptions and its warnings to LastMujocoWarning() instead of stdout and
-/// MUJOCO_LOG.TXT. Idempotent; called by the loaders.
-void InstallMujocoHandlers();
-/// The text of the most recent MuJoCo warning in this process ("" if none).
-std::string LastMujocoWarning();
-
-/// Loads an MJCF (or URDF) file. Throws ModelLoadError naming the file and MuJoCo's reason.
-ModelPtr LoadModelFromFile(const std::string& path);
-/// Compiles MJCF text held in memory (the built-in scenes). `name` is used in error messages; with `directory`, the
-/// text is compiled as if it were the file `directory`/`name`.xml, so its includes and mesh files resolve there.
-/// Throws ModelLoadError.
-ModelPtr LoadModelFromString(const std::string& xml, const std::string& name, const std::string& directory = "");
-
-/// A new mjData for `model` (e.g. after its buffer sizes grew) holding `data`'s state: qpos, qvel, act, ctrl, applied
-/// forces, mocap poses, userdata, MuJoCo's warm start and the time.
-DataPtr RemakeData(const mjModel& model, const mjData& data);
-/// Doubles model->narena, the mjData arena that holds MuJoCo's contact list, constraint rows and stack, and remakes
-/// *data for it (RemakeData). Throws MujocoError when the arena would exceed 64 GiB.
-void GrowArena(mjModel* model, DataPtr* data);
 
 /// Per-geom Hunt–Crossley parameters used where a geom's MJCF `user` data does not give them.
 struct ContactDefaults {
@@ -83,28 +34,6 @@ struct ContactDefaults {
 /// dissipation d = 1/sqrt(g · allowance), g = 9.81 m/s², m_max the largest body mass of the model. Returned as
 /// per-geom values (2k, d) so that two default geoms in contact combine to exactly (k, d).
 ContactDefaults PenetrationAllowanceDefaults(const mjModel& model, double allowance);
-
-/// Sizes a model for TAMSI stepping before mj_makeData: the arena (model->narena, bytes) holds at least
-/// max(`min_contacts`, 8 ngeom + 100) contacts besides the collision's stack. TAMSI's steps never build MuJoCo's
-/// constraint rows; a contact list that still fills grows through GrowArena.
-void ConfigureModelForTamsi(mjModel* model, int min_contacts);
-
-/// The narrow phase of plane–mesh pairs (objects with convex mesh collision on the ground). Every other pair, the
-/// sphere–cylinder pairs of the gripper's pads included (exact in MuJoCo 4.0), uses MuJoCo's own collider.
-enum class NarrowPhase {
-  /// The front end's own: a contact at every vertex of the mesh's convex hull within the margin (beyond the four
-  /// that MuJoCo's collision function contract leaves a pair, added to the contact list after mj_collision), so a
-  /// hull resting on a face rests on all its corners and each contact's force starts from zero.
-  kAnalytic,
-  /// MuJoCo's convex collider (GJK/EPA with multi-point contact): the YCB objects still rock on it after 4 s
-  /// (largest free-body speed 2e-2 m/s under TAMSI, YcbObjects test).
-  kMujoco,
-};
-
-/// MuJoCo's mj_collision at the positions of `data` (kinematics and comPos done), with `narrow_phase` for
-/// plane–mesh pairs and MuJoCo's own colliders for every other pair. Fills data->contact and
-/// data->ncon. The choice holds for this call on this thread only: MuJoCo's own engine (mj_step) keeps its colliders.
-void Collide(const mjModel& model, mjData* data, NarrowPhase narrow_phase);
 
 /// One contact row of a ContactProblem as the front end built it: a contact between two geoms, or a joint or tendon
 /// limit (a frictionless contact whose penetration is the limit violation).
@@ -131,30 +60,6 @@ struct ConstraintCounts {
   /// Bilateral rows (ContactProblem::Jb): connect 3, weld 6, joint and tendon couplings 1 each.
   int equality_rows{0};
 };
-
-/// One kind of part of a model that the TAMSI step does not take into account, with every element that has it.
-struct UnsupportedFeature {
-  /// What is left out: "frictionloss", "torsional and rolling friction (condim 6)", kContactSoftness, ...
-  std::string kind;
-  /// The kind of element ("joint", "tendon", "geom", "equality") and the elements, by name ('pad') or id (#3).
-  std::string element;
-  std::vector<std::string> elements;
-  /// What TAMSI does instead; may be empty.
-  std::string note;
-  /// One line: "<kind> of <n> <element>s (<the first `shown` elements>, …): <note>".
-  std::string Describe(std::size_t shown = 3) const;
-};
-/// The kind of a contact geom's non-default solref/solimp (TAMSI's contact stiffness and dissipation come from `user`
-/// data or the penetration-allowance rule).
-inline constexpr char kContactSoftness[] = "contact solref/solimp";
-/// The parts of `model` that the TAMSI step does not take into account, one entry per kind in the order first met;
-/// empty when every force MuJoCo would apply has a counterpart in the step.
-std::vector<UnsupportedFeature> UnsupportedFeatures(const mjModel& model);
-/// How the TAMSI step differs from the integrator the model asks for (mjOption::integrator), in one sentence; empty for
-/// implicitfast, whose velocity derivatives (joint damping, actuator velocity gains) the step also treats implicitly
-/// (eq. 19–23 for the contact forces). MuJoCo's Euler is implicit in joint damping only, RK4 is explicit and fourth
-/// order, and implicit also differentiates the Coriolis and centrifugal forces.
-std::string IntegratorDifference(const mjModel& model);
 
 /// Builds ContactProblems from an mjModel/mjData pair. Holds per-model tables (the dof chain of each body, per-geom
 /// contact parameters) and scratch space; reuse one object across steps.
@@ -201,9 +106,6 @@ class ContactProblemBuilder {
   const std::vector<ContactInfo>& contacts() const { return contacts_; }
   /// The limit and equality rows of the last Build.
   const ConstraintCounts& constraint_counts() const { return constraint_counts_; }
-  /// Seconds spent in MuJoCo (kinematics, collision, bias forces) and in assembling M, Jn, Jt in the last Build.
-  double time_mujoco() const { return time_mujoco_; }
-  double time_assembly() const { return time_assembly_; }
 
   /// Per-geom stiffness (N/m) and dissipation (s/m) after defaults (ngeom each).
   const std::vector<double>& geom_stiffness() const { return geom_stiffness_; }
@@ -259,7 +161,6 @@ class ContactProblemBuilder {
   std::vector<double> equality_value_, equality_stiffness_, equality_damping_;
   ConstraintCounts constraint_counts_;
   std::vector<int> column_next_;
-  double time_mujoco_{0}, time_assembly_{0};
   NarrowPhase narrow_phase_{NarrowPhase::kAnalytic};
 };
 

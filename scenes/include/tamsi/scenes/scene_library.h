@@ -4,6 +4,7 @@
 /// of any MJCF file as a scene.
 
 #include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/mujoco_model.h>
 #include <tamsi/scenes/simulator.h>
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 #include <mujoco/mujoco.h>
 #include <tamsi/contact_problem.h>
 #include <tamsi/scenes/mujoco_frontend.h>
+#include <tamsi/scenes/mujoco_model.h>
 #include <tamsi/tamsi_solver.h>
 
 #include <functional>

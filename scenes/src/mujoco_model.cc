@@ -1,0 +1,155 @@
+#include <tamsi/scenes/mujoco_model.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "mjcf_sizes.h"
+
+namespace tamsi::scenes {
+namespace {
+
+// The arena of a TAMSI-stepped model (bytes): its contacts, plus the collision's stack per geom (broad phase, convex
+// colliders) over a floor; GrowArena doubles it up to the cap.
+constexpr double kArenaStackBytesPerGeom = 4096;
+constexpr double kArenaFloorBytes = 16 << 20;
+constexpr mjtSize kMaxArenaBytes = mjtSize{64} << 30;
+constexpr mjtSize kMaxDefaultArenaBytes = mjtSize{256} << 20;
+
+std::mutex& WarningMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::string& WarningText() {
+  static std::string text;
+  return text;
+}
+
+void ThrowMujocoError(const char* message) {
+  const std::string text = std::string("MuJoCo: ") + message;
+  if (text.find("out of memory") != std::string::npos) throw ArenaFullError(text);
+  throw MujocoError(text);
+}
+
+void RecordMujocoWarning(const char* message) {
+  std::lock_guard<std::mutex> lock(WarningMutex());
+  WarningText() = message;
+}
+
+// MuJoCo's compiler, without a <size memory> of the model's own, allocates an arena that grows as nv² (40 (500 + nv)²
+// bytes: 1.8 GB for a 1,000-body pile) and cannot load a 10,000-body pile. Such a model gets kMaxDefaultArenaBytes
+// instead; both engines grow the arena when a step fills it (GrowArena).
+void CapDefaultArena(mjSpec* spec) {
+  if (spec->memory != -1 || spec->nstack != -1 || spec->njmax != -1) return;
+  double nv = 0;
+  for (mjsElement* e = mjs_firstElement(spec, mjOBJ_JOINT); e != nullptr; e = mjs_nextElement(spec, e)) {
+    const mjtJoint type = mjs_asJoint(e)->type;
+    nv += type == mjJNT_FREE ? 6 : type == mjJNT_BALL ? 3 : 1;
+  }
+  if (40.0 * (500 + nv) * (500 + nv) > static_cast<double>(kMaxDefaultArenaBytes)) spec->memory = kMaxDefaultArenaBytes;
+}
+
+// Compiles MJCF text through MuJoCo's VFS under `vfs_name` (a file name or path); `name` is for messages.
+ModelPtr LoadMjcf(const std::string& xml, const std::string& vfs_name, const std::string& name) {
+  if (xml.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw ModelLoadError("cannot load model '" + name + "': the file is empty");
+  internal::CheckMjcfSizes(xml, std::filesystem::path(vfs_name).parent_path(), name);
+  auto vfs = std::make_unique<mjVFS>();
+  mj_defaultVFS(vfs.get());
+  if (mj_addBufferVFS(vfs.get(), vfs_name.c_str(), xml.data(), static_cast<int>(xml.size())) != 0) {
+    mj_deleteVFS(vfs.get());
+    throw ModelLoadError("cannot load model '" + name + "': MuJoCo's virtual file system refused it");
+  }
+  char error[1024] = "";
+  mjSpec* spec = nullptr;
+  mjModel* model = nullptr;
+  try {
+    spec = mj_parseXML(vfs_name.c_str(), vfs.get(), error, sizeof(error));
+    if (spec != nullptr) {
+      CapDefaultArena(spec);
+      model = mj_compile(spec, vfs.get());
+      if (model == nullptr) std::snprintf(error, sizeof(error), "%s", mjs_getError(spec));
+    }
+  } catch (const MujocoError& e) {
+    std::snprintf(error, sizeof(error), "%s", e.what());
+  }
+  mj_deleteSpec(spec);
+  mj_deleteVFS(vfs.get());
+  if (model == nullptr) {
+    // MuJoCo's message spans lines ("XML Error: …\nElement 'geom', line 1"): one line, parts joined by "; ".
+    std::string reason = error[0] ? error : "unknown MuJoCo error";
+    while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
+    for (auto at = reason.find('\n'); at != std::string::npos; at = reason.find('\n', at)) reason.replace(at, 1, "; ");
+    throw ModelLoadError("cannot load model '" + name + "': " + reason);
+  }
+  return ModelPtr(model);
+}
+
+}  // namespace
+
+void InstallMujocoHandlers() {
+  mju_user_error = &ThrowMujocoError;
+  mju_user_warning = &RecordMujocoWarning;
+}
+
+std::string LastMujocoWarning() {
+  std::lock_guard<std::mutex> lock(WarningMutex());
+  return WarningText();
+}
+
+ModelPtr LoadModelFromFile(const std::string& path) {
+  InstallMujocoHandlers();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw ModelLoadError("model file '" + path + "' does not exist or is not a regular file");
+  }
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (!file) throw ModelLoadError("cannot read model file '" + path + "'");
+  // MuJoCo finds the text in the VFS by the file's base name and resolves the model's relative paths (includes,
+  // meshes) against the directory of `path`, as for a file on disk.
+  return LoadMjcf(text.str(), path, path);
+}
+
+DataPtr RemakeData(const mjModel& m, const mjData& data) {
+  DataPtr fresh(mj_makeData(&m));
+  auto copy = [](double* dst, const double* src, int n) { std::copy_n(src, n, dst); };  // n = 0: either may be null
+  copy(fresh->qpos, data.qpos, m.nq);
+  copy(fresh->qvel, data.qvel, m.nv);
+  copy(fresh->act, data.act, m.na);
+  copy(fresh->ctrl, data.ctrl, m.nu);
+  copy(fresh->qfrc_applied, data.qfrc_applied, m.nv);
+  copy(fresh->xfrc_applied, data.xfrc_applied, 6 * m.nbody);
+  copy(fresh->mocap_pos, data.mocap_pos, 3 * m.nmocap);
+  copy(fresh->mocap_quat, data.mocap_quat, 4 * m.nmocap);
+  copy(fresh->userdata, data.userdata, m.nuserdata);
+  copy(fresh->qacc_warmstart, data.qacc_warmstart, m.nv);
+  fresh->time = data.time;
+  return fresh;
+}
+
+void GrowArena(mjModel* model, DataPtr* data) {
+  if (model->narena > kMaxArenaBytes / 2) {
+    throw MujocoError("MuJoCo's arena cannot grow beyond " + std::to_string(model->narena) + " bytes");
+  }
+  model->narena *= 2;
+  *data = RemakeData(*model, **data);
+}
+
+ModelPtr LoadModelFromString(const std::string& xml, const std::string& name, const std::string& directory) {
+  InstallMujocoHandlers();
+  const std::string file = name + ".xml";
+  return LoadMjcf(xml, directory.empty() ? file : (std::filesystem::path(directory) / file).string(), name);
+}
+
+void ConfigureModelForTamsi(mjModel* model, int min_contacts) {
+  const double contacts = std::max(min_contacts, 8 * static_cast<int>(model->ngeom) + 100);
+  const double bytes = contacts * sizeof(mjContact) + kArenaStackBytesPerGeom * model->ngeom + kArenaFloorBytes;
+  model->narena = std::max(model->narena, static_cast<mjtSize>(std::min(bytes, static_cast<double>(kMaxArenaBytes))));
+}
+
+}  // namespace tamsi::scenes
