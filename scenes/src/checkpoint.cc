@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <tamsi/scenes/checkpoint.h>
 #include <unistd.h>
 
@@ -204,10 +205,15 @@ void WriteCheckpoint(const Checkpoint& c, const std::string& path) {
   document["physics"] = c.physics;
   document["checksum"] = Checksum(document);
   const std::string text = document.dump();
-  const std::string temporary = path + ".tmp";
+  struct stat existing {};
+  if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode))
+    throw std::runtime_error("cannot write checkpoint '" + path + "': it exists and is not a regular file");
+  // One temporary per process: two writers never rename each other's file.
+  const std::string temporary = path + ".tmp" + std::to_string(::getpid());
   auto fail = [&](const char* what) {
-    throw std::runtime_error("cannot write checkpoint '" + path + "': " + what + " '" + temporary +
-                             "': " + std::strerror(errno));
+    const std::string reason = std::strerror(errno);
+    ::unlink(temporary.c_str());
+    throw std::runtime_error("cannot write checkpoint '" + path + "': " + what + " '" + temporary + "': " + reason);
   };
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) fail("open");

@@ -58,9 +58,10 @@ Checkpoint CaptureCheckpoint(const Simulator& sim, const Scene& scene, long long
 /// `physics` entry that differs), or an array of the wrong size.
 void RestoreCheckpoint(const Checkpoint& checkpoint, Simulator* sim, Scene* scene);
 
-/// Writes `checkpoint` to `path` atomically: into a temporary file beside it, flushed to disk (fsync), then renamed
-/// over `path`, so that a kill at any moment leaves either the previous checkpoint or this one. Throws
-/// std::runtime_error naming the file when it cannot be written.
+/// Writes `checkpoint` to `path` atomically: into a temporary file beside it (PATH.tmp<pid>, removed when a write
+/// fails), flushed to disk (fsync), then renamed over `path`, so that a kill at any moment leaves either the previous
+/// checkpoint or this one. Throws std::runtime_error naming the file when it cannot be written or `path` exists and
+/// is not a regular file (a device or a folder is never replaced).
 void WriteCheckpoint(const Checkpoint& checkpoint, const std::string& path);
 
 /// Reads a checkpoint written by WriteCheckpoint. Throws CheckpointFormatError naming the file and the field, or
