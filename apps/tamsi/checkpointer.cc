@@ -22,10 +22,11 @@ bool SamePath(const std::string& a, const std::string& b) {
 void CheckCheckpointPath(const RunArgs& args) {
   const std::string& path = args.request.checkpoint_path;
   auto refuse = [&](const std::string& why) { throw CLI::RuntimeError("--checkpoint: '" + path + "' " + why, 2); };
-  for (const auto& [flag, other] : {std::pair<const char*, const std::string&>{"--output", args.request.trajectory_path},
-                                    {"--contacts", args.request.contacts_path},
-                                    {"--video", args.views.video},
-                                    {"--html", args.views.html}})
+  for (const auto& [flag, other] :
+       {std::pair<const char*, const std::string&>{"--output", args.request.trajectory_path},
+        {"--contacts", args.request.contacts_path},
+        {"--video", args.views.video},
+        {"--html", args.views.html}})
     if (SamePath(path, other)) refuse(std::string("is also the ") + flag + " file: choose another path");
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(path, error);
