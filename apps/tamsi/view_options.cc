@@ -23,10 +23,11 @@ void AddViewOptions(CLI::App* cmd, ViewOptions* options, bool plots) {
                   "Video of the run drawn by MuJoCo's renderer (software OpenGL) and encoded by ffmpeg: .mp4, .mkv, "
                   ".webm, .gif, a PNG pattern such as frames/%05d.png, or one .png (the last frame: a still)");
   cmd->add_option("--video-size", options->video_size, "Video size WIDTHxHEIGHT in pixels (default 640x480)");
-  cmd->add_option("--video-fps", options->video_fps, "Video frames per second (default 30)")->check(Positive());
+  cmd->add_option("--video-fps", options->video_fps, "Video frames per second (default 30, at most 240)")
+      ->check(Positive() & AtMost(kMaxVideoFps));
   cmd->add_option("--slow-motion", options->slow_motion,
-                  "Video seconds per simulated second (default 1; 4 plays the run four times slower)")
-      ->check(Positive());
+                  "Video seconds per simulated second (default 1; 4 plays the run four times slower; at most 1000)")
+      ->check(Positive() & AtMost(kMaxSlowMotion));
   cmd->add_option(
       "--camera", options->camera,
       "Video camera: a camera of the model by name, or track:BODY for a free camera following a body "
@@ -36,8 +37,9 @@ void AddViewOptions(CLI::App* cmd, ViewOptions* options, bool plots) {
   cmd->add_flag("--contact-forces", options->contact_forces, "Draw contact forces on geom2 as arrows in the video");
   cmd->add_option("--html", options->html,
                   "Self-contained HTML page replaying the run in a browser (three.js; opens offline)");
-  cmd->add_option("--html-fps", options->html_fps, "Replay frames per simulated second in --html (default 60)")
-      ->check(Positive());
+  cmd->add_option("--html-fps", options->html_fps,
+                  "Replay frames per simulated second in --html (default 60, at most 1000)")
+      ->check(Positive() & AtMost(kMaxHtmlFps));
   if (plots) {
     cmd->add_option("--plots", options->plots,
                     "Directory for PNG plots of the run (Newton iterations, contacts and wall time per step, the "

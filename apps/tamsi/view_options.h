@@ -12,6 +12,11 @@
 
 namespace tamsi::cli {
 
+/// Bounds of the frame rates, so that a run never renders without end: --video-fps, --slow-motion, --html-fps.
+inline constexpr double kMaxVideoFps = 240.0;
+inline constexpr double kMaxSlowMotion = 1000.0;
+inline constexpr double kMaxHtmlFps = 1000.0;
+
 /// The flags of AddViewOptions.
 struct ViewOptions {
   std::string video;                  // --video FILE

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -196,10 +197,23 @@ scenes::Scene LoadScene(py::handle scene, scenes::RunRequest& request) {
 
 Eigen::VectorXd Copy(const double* values, int size) { return Eigen::Map<const Eigen::VectorXd>(values, size); }
 
-void Assign(double* target, const Eigen::VectorXd& values, int size, const char* field) {
+/// Throws ValueError naming `field` and the first entry of values[0, n) that is not finite or beyond `bound` in
+/// magnitude.
+void CheckValues(const double* values, Eigen::Index n, const char* field, double bound) {
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (!std::isfinite(values[i]) || std::abs(values[i]) > bound)
+      throw std::invalid_argument(std::string(field) + "[" + std::to_string(i) + "]: must be finite" +
+                                  (std::isinf(bound) ? "" : " and at most 1e10 in magnitude (MuJoCo's mjMAXVAL)") +
+                                  ", got " + std::to_string(values[i]));
+}
+
+/// Copies `values` (finite, at most `bound` in magnitude) into target[0, size).
+void Assign(double* target, const Eigen::VectorXd& values, int size, const char* field,
+            double bound = std::numeric_limits<double>::infinity()) {
   if (values.size() != size)
     throw std::invalid_argument(std::string(field) + ": expected " + std::to_string(size) + " values, got " +
                                 std::to_string(values.size()));
+  CheckValues(values.data(), values.size(), field, bound);
   Eigen::Map<Eigen::VectorXd>(target, size) = values;
 }
 
@@ -266,6 +280,7 @@ void AssignRows6(double* target, const py::array_t<double, py::array::c_style | 
     throw std::invalid_argument(std::string(field) + ": expected shape (" + std::to_string(rows) + ", 6), got (" +
                                 shape + (values.ndim() == 1 ? ",)" : ")"));
   }
+  CheckValues(values.data(), 6 * rows, field, std::numeric_limits<double>::infinity());
   std::copy_n(values.data(), 6 * rows, target);
 }
 
@@ -390,7 +405,7 @@ void BindSimulation(py::module_& m) {
       "generalized velocities (nv; m/s, rad/s), a copy; assign to set");
   s.def_property(
       "ctrl", [](Simulation& sim) { return Copy(sim.data().ctrl, sim.model().nu); },
-      [](Simulation& sim, const Eigen::VectorXd& u) { Assign(sim.data().ctrl, u, sim.model().nu, "ctrl"); },
+      [](Simulation& sim, const Eigen::VectorXd& u) { Assign(sim.data().ctrl, u, sim.model().nu, "ctrl", mjMAXVAL); },
       "actuator controls (nu), a copy; assign to set");
   s.def_property(
       "qfrc_applied", [](Simulation& sim) { return Copy(sim.data().qfrc_applied, sim.model().nv); },
@@ -467,12 +482,15 @@ void BindSimulation(py::module_& m) {
       "set_control",
       [](Simulation& sim, const std::string& name, double value) {
         const int a = sim.Id(mjOBJ_ACTUATOR, name, "actuator");
-        if (!std::isfinite(value))
-          throw std::invalid_argument("set_control: '" + name + "': the value must be finite, got " +
+        if (!(std::abs(value) <= mjMAXVAL))
+          throw std::invalid_argument("set_control: '" + name +
+                                      "': the value must be finite and at most 1e10 in magnitude (MuJoCo's mjMAXVAL), "
+                                      "got " +
                                       std::to_string(value));
         sim.data().ctrl[a] = value;
       },
-      py::arg("name"), py::arg("value"), "sets the actuator's control (finite; ValueError otherwise)");
+      py::arg("name"), py::arg("value"),
+      "sets the actuator's control (finite, |value| <= 1e10, MuJoCo's mjMAXVAL; ValueError otherwise)");
   s.def(
       "actuator_force",
       [](Simulation& sim, const std::string& name) {

@@ -70,6 +70,9 @@ ControlSchedule::ControlSchedule(const mjModel& model, const std::string& path) 
       if (used == 0 || used != fields[c].size() || !std::isfinite(value)) {
         fail(where + ", column " + std::to_string(c + 1) + ": `" + fields[c] + "` is not a finite number");
       }
+      if (c > 0 && std::abs(value) > mjMAXVAL)  // MuJoCo would zero every control (mjWARN_BADCTRL)
+        fail(where + ", column " + std::to_string(c + 1) + ": `" + fields[c] +
+             "` is beyond MuJoCo's largest control, 1e10 (mjMAXVAL)");
       if (c == 0) {
         if (!times_.empty() && !(value > times_.back())) fail(where + ": times must increase");
         times_.push_back(value);

@@ -1,6 +1,7 @@
 #include <tamsi/scenes/mujoco_model.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -52,6 +53,34 @@ void CapDefaultArena(mjSpec* spec) {
   if (40.0 * (500 + nv) * (500 + nv) > static_cast<double>(kMaxDefaultArenaBytes)) spec->memory = kMaxDefaultArenaBytes;
 }
 
+// The physical numbers of a compiled model that MuJoCo's compiler lets through non-finite or negative (friction
+// coefficients, masses, inertias, gravity), so that a model is refused by name at load instead of running with a
+// frictionless contact or failing later on a problem field. Empty when every number is usable.
+std::string BadModelNumber(const mjModel& m) {
+  auto name = [&m](mjtObj type, int id) {
+    const char* n = mj_id2name(&m, type, id);
+    return n ? "'" + std::string(n) + "'" : "#" + std::to_string(id);
+  };
+  auto bad = [](double x) { return !std::isfinite(x) || x < 0; };
+  for (int g = 0; g < m.ngeom; ++g)
+    for (int i = 0; i < 3; ++i)
+      if (bad(m.geom_friction[3 * g + i]))
+        return "geom " + name(mjOBJ_GEOM, g) + ": friction[" + std::to_string(i) + "] must be finite and >= 0, got " +
+               std::to_string(m.geom_friction[3 * g + i]);
+  for (int b = 1; b < m.nbody; ++b) {
+    if (bad(m.body_mass[b]))
+      return "body " + name(mjOBJ_BODY, b) + ": mass must be finite and >= 0, got " + std::to_string(m.body_mass[b]);
+    for (int i = 0; i < 3; ++i)
+      if (bad(m.body_inertia[3 * b + i]))
+        return "body " + name(mjOBJ_BODY, b) + ": inertia must be finite and >= 0, got " +
+               std::to_string(m.body_inertia[3 * b + i]);
+  }
+  for (int i = 0; i < 3; ++i)
+    if (!std::isfinite(m.opt.gravity[i]))
+      return "option gravity must be finite, got " + std::to_string(m.opt.gravity[i]);
+  return "";
+}
+
 // Compiles MJCF text through MuJoCo's VFS under `vfs_name` (a file name or path); `name` is for messages.
 ModelPtr LoadMjcf(const std::string& xml, const std::string& vfs_name, const std::string& name) {
   if (xml.find_first_not_of(" \t\r\n") == std::string::npos)
@@ -85,7 +114,10 @@ ModelPtr LoadMjcf(const std::string& xml, const std::string& vfs_name, const std
     for (auto at = reason.find('\n'); at != std::string::npos; at = reason.find('\n', at)) reason.replace(at, 1, "; ");
     throw ModelLoadError("cannot load model '" + name + "': " + reason);
   }
-  return ModelPtr(model);
+  ModelPtr owned(model);
+  if (const std::string reason = BadModelNumber(*owned); !reason.empty())
+    throw ModelLoadError("cannot load model '" + name + "': " + reason);
+  return owned;
 }
 
 }  // namespace

@@ -52,9 +52,18 @@ def test_controller_callback_changes_the_motion():
     assert driven.joint_qpos("x")[0] == pytest.approx(expected, rel=0.05)
     assert abs(free.joint_qpos("x")[0]) < 0.01 * expected
     # A non-finite control is refused by name, and the control keeps its value.
-    for bad in (float("nan"), float("inf")):
+    for bad in (float("nan"), float("inf"), 1e11):
         with pytest.raises(ValueError, match="set_control: 'push': the value must be finite"):
             driven.set_control("push", bad)
+    # The array setters too, naming the entry (MuJoCo would zero a control beyond 1e10 without a word).
+    with pytest.raises(ValueError, match=r"ctrl\[0\]: must be finite and at most 1e10"):
+        driven.ctrl = np.array([1e11])
+    with pytest.raises(ValueError, match=r"qvel\[1\]: must be finite"):
+        driven.qvel = np.array([0.0, float("nan")])
+    with pytest.raises(ValueError, match=r"xfrc_applied\[6\]: must be finite"):
+        bad_forces = np.zeros(driven.xfrc_applied.shape)
+        bad_forces.flat[6] = float("inf")
+        driven.xfrc_applied = bad_forces
     assert driven.control("push") == push
 
 

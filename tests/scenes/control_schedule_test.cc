@@ -107,6 +107,8 @@ TEST(ControlSchedule, BadFilesAreNamedWithWhatIsWrong) {
   expect_error("time,push\n", "no rows after the header");
   expect_error("time,push,idle,push\n0,1,2,3\n", "column 4: actuator 'push' has column 2 already");
   expect_error("time,push\n0,nan\n", "line 2, column 2: `nan` is not a finite number");
+  // MuJoCo would zero every control beyond 1e10 (mjWARN_BADCTRL): refused instead of running with no force.
+  expect_error("time,push\n0,1e11\n", "line 2, column 2: `1e11` is beyond MuJoCo's largest control, 1e10");
   EXPECT_THROW(ControlSchedule(*model, ::testing::TempDir() + "/no_such.csv"), std::invalid_argument);
 }
 

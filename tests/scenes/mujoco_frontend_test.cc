@@ -315,6 +315,20 @@ TEST(FrontEnd, LoadErrorsNameTheProblem) {
   EXPECT_THROW(LoadModelFromString("<mujoco><worldbody><body><geom type='sphere'/></body>", "broken"), ModelLoadError);
   EXPECT_THROW(LoadModelFromString("<mujoco><worldbody><geom type='nosuchtype' size='1'/></worldbody></mujoco>", "bad"),
                ModelLoadError);
+  // Numbers MuJoCo's compiler takes but the step cannot use (a negative friction would run frictionless), by element.
+  for (const auto& [xml, message] : std::vector<std::pair<std::string, std::string>>{
+           {"<mujoco><worldbody><geom name='floor' type='plane' size='1 1 .1' friction='-1'/></worldbody></mujoco>",
+            "geom 'floor': friction[0] must be finite and >= 0"},
+           {"<mujoco><worldbody><geom name='g' type='sphere' size='.1' friction='1 nan .1'/></worldbody></mujoco>",
+            "geom 'g': friction[1] must be finite and >= 0"},
+           {"<mujoco><option gravity='0 0 nan'/><worldbody/></mujoco>", "option gravity must be finite"}}) {
+    try {
+      LoadModelFromString(xml, "numbers");
+      ADD_FAILURE() << "expected ModelLoadError for " << xml;
+    } catch (const ModelLoadError& e) {
+      EXPECT_NE(std::string(e.what()).find("cannot load model 'numbers': " + message), std::string::npos) << e.what();
+    }
+  }
   // One line each, naming the model: MuJoCo's two-line XML errors and an empty file.
   try {
     LoadModelFromString("<mujoco><worldbody><body><geom type='sphere' size='x'/></body></worldbody></mujoco>", "attr");

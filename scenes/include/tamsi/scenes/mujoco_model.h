@@ -46,7 +46,8 @@ void InstallMujocoHandlers();
 /// The text of the most recent MuJoCo warning in this process ("" if none).
 std::string LastMujocoWarning();
 
-/// Loads an MJCF (or URDF) file. Throws ModelLoadError naming the file and MuJoCo's reason.
+/// Loads an MJCF (or URDF) file. Throws ModelLoadError naming the file and MuJoCo's reason, or the element whose
+/// friction, mass or inertia is negative or not finite, or a gravity that is not finite (MuJoCo's compiler takes them).
 ModelPtr LoadModelFromFile(const std::string& path);
 /// Compiles MJCF text held in memory (the built-in scenes). `name` is used in error messages; with `directory`, the
 /// text is compiled as if it were the file `directory`/`name`.xml, so its includes and mesh files resolve there.
