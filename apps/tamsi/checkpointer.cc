@@ -9,14 +9,6 @@
 namespace tamsi::cli {
 namespace {
 
-/// Whether two paths name the same file, existing or not.
-bool SamePath(const std::string& a, const std::string& b) {
-  std::error_code error;
-  const std::filesystem::path x = std::filesystem::weakly_canonical(a, error);
-  const std::filesystem::path y = std::filesystem::weakly_canonical(b, error);
-  return !b.empty() && !error && x == y;
-}
-
 /// The checkpoint path checked before the run starts (exit status 2): not another output of the run, not something
 /// other than a regular file (a device, a folder), in a folder that exists.
 void CheckCheckpointPath(const RunArgs& args) {

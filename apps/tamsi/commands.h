@@ -43,6 +43,10 @@ void AddPileCommand(CLI::App& app);
 void CloseOutput(std::ofstream& out, const std::string& what, const std::string& path);
 void CheckOutput(const std::ofstream& out, const std::string& what, const std::string& path);
 
+/// Whether two paths name the same file, existing or not (after resolving links, `.` and `..`); false when either
+/// is empty.
+bool SamePath(const std::string& a, const std::string& b);
+
 /// An exclusive advisory lock (flock) on a regular output file, held while the object lives, so that a second run
 /// writing the same file is refused instead of interleaving its rows with the first's. Taken before the file is
 /// truncated; throws CLI::RuntimeError (exit status 2), naming `what` and `path`, when another process holds it.

@@ -4,10 +4,21 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
+#include <system_error>
 
 #include "commands.h"
 
 namespace tamsi::cli {
+
+bool SamePath(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
+  std::error_code error;
+  const std::filesystem::path x = std::filesystem::weakly_canonical(a, error);
+  if (error) return false;
+  const std::filesystem::path y = std::filesystem::weakly_canonical(b, error);
+  return !error && x == y;
+}
 
 void CheckOutput(const std::ofstream& out, const std::string& what, const std::string& path) {
   if (!out) throw CLI::RuntimeError("cannot write " + what + " '" + path + "' (disk full, or not writable)", 1);

@@ -86,14 +86,21 @@ void CheckSupported(const RunArgs& args, const scenes::Run& run) {
   }
 }
 
-/// --resume (exit status 2 when the checkpoint cannot be read or does not fit), else --settle.
-void Start(const RunArgs& args, scenes::Run* run) {
+/// --resume (exit status 2 when the checkpoint cannot be read, does not fit, or is at or past the run's last step
+/// `num_steps`), else --settle.
+void Start(const RunArgs& args, scenes::Run* run, long long num_steps) {
   const std::string& path = args.request.resume_path;
   if (!path.empty()) {
     try {
       run->Resume(path);
     } catch (const std::exception& e) {  // CheckpointFormatError, or a checkpoint of another scene, engine or h
       throw CLI::RuntimeError(std::string("--resume: ") + e.what(), 2);
+    }
+    if (run->step() >= num_steps) {
+      std::ostringstream message;
+      message << "--resume: the checkpoint is at step " << run->step() << ", t = " << run->time()
+              << " s, at or past the run's end (" << num_steps << " steps): nothing to continue";
+      throw CLI::RuntimeError(message.str(), 2);
     }
     if (!args.quiet)
       std::cout << "resumed at step " << run->step() << ", t = " << run->time() << " s, from " << path << "\n";
@@ -145,7 +152,7 @@ void RunScene(const RunArgs& args) {
   const long long num_steps = NumSteps(*run);
   if (!args.quiet) PrintHeader(args, *run, num_steps);
   CheckSupported(args, *run);
-  Start(args, run.get());
+  Start(args, run.get(), num_steps);
   for (RunObserverFactory make : kRunObservers)
     if (std::unique_ptr<scenes::RunObserver> observer = make(args, run.get())) run->AddObserver(std::move(observer));
   const int signal = StepToEnd(args, run.get(), num_steps);

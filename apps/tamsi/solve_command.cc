@@ -22,6 +22,8 @@ struct SolveArgs {
 };
 
 void RunSolve(const SolveArgs& args) {
+  if (SamePath(args.output_path, args.problem_path))
+    throw CLI::RuntimeError("--output: '" + args.output_path + "' is the problem file: choose another path", 2);
   ContactProblem problem;
   try {
     problem = ReadProblem(args.problem_path);

@@ -235,6 +235,9 @@ void WriteCheckpoint(const Checkpoint& c, const std::string& path) {
 }
 
 Checkpoint ReadCheckpoint(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error))
+    throw CheckpointFormatError("cannot read checkpoint '" + path + "': not a regular file");
   std::ifstream in(path);
   if (!in) throw CheckpointFormatError("cannot read checkpoint '" + path + "'");
   try {

@@ -31,3 +31,11 @@ echo "killed after the checkpoint at step $step; $(wc -l < "$dir/cut.csv") traje
 cmp "$dir/full.csv" "$dir/cut.csv"
 cmp "$dir/full_contacts.csv" "$dir/cut_contacts.csv"
 echo "resumed run matches the uninterrupted run bitwise ($(wc -l < "$dir/full.csv") trajectory lines)"
+# The finished run's last checkpoint (step 500) with a shorter run: nothing to continue, refused in one line.
+status=0
+"$tamsi" run clutter_bin --bodies 100 --duration 0.05 --quiet --resume "$dir/run.ckpt" >/dev/null 2>"$dir/past.txt" || status=$?
+if [ "$status" -ne 2 ] || ! grep -q "at or past the run's end" "$dir/past.txt"; then
+  echo "FAIL: a checkpoint past the run's end: exit status $status" >&2
+  cat "$dir/past.txt" >&2
+  exit 1
+fi
