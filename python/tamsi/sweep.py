@@ -71,6 +71,15 @@ def expand(spec):
     for name, values in grid.items():
         if not isinstance(values, list) or not values:
             raise ValueError(f"spec.grid.{name}: expected a non-empty list")
+    chosen = _expect(spec.get("plot", {}), dict, "spec.plot")
+    unknown = set(chosen) - {"x", "y"}
+    if unknown:
+        raise ValueError(f"spec.plot: unknown field(s) {', '.join(sorted(unknown))} (expected x, y)")
+    if not isinstance(chosen.get("x", ""), str):
+        raise ValueError("spec.plot.x: expected a column name")
+    ys = chosen.get("y", ["real_time_rate"])
+    if not isinstance(ys, list) or not ys or not all(isinstance(y, str) for y in ys):
+        raise ValueError("spec.plot.y: expected a non-empty list of column names")
     entries = _expect(spec.get("runs") or [{}], list, "spec.runs")
     for k, entry in enumerate(entries):
         _expect(entry, dict, f"spec.runs[{k}]")
@@ -318,8 +327,13 @@ def run_sweep(spec, output=None, scheduler=None, workers=2, retry_failed=False, 
     png_path = None
     chosen = spec.get("plot")
     if chosen:
-        png_path = os.path.join(output, "plot.png")
-        plot(rows, chosen.get("x"), chosen.get("y", ["real_time_rate"]), png_path)
+        columns = set().union(*(row.keys() for row in rows))
+        missing = [c for c in [chosen.get("x")] + chosen.get("y", []) if c and c not in columns]
+        if missing:  # the runs are kept: only the figure is left out
+            log(f"sweep: plot left out: no column {', '.join(repr(c) for c in missing)} in the results")
+        else:
+            png_path = os.path.join(output, "plot.png")
+            plot(rows, chosen.get("x"), chosen.get("y", ["real_time_rate"]), png_path)
     failed = sum(r["status"] != "ok" for r in rows)
     log(f"sweep: {len(rows)} rows in {csv_path}" + (f", plot {png_path}" if png_path else "")
         + (f"; {failed} failed" if failed else ""))
@@ -349,7 +363,7 @@ def main(argv=None):
     try:
         with open(args.spec) as f:
             spec = json.load(f)
-    except (OSError, ValueError) as error:  # a missing file, or text that is not JSON
+    except (OSError, ValueError, RecursionError) as error:  # no file, not JSON, or nested too deep
         print(f"tamsi sweep: cannot read spec '{args.spec}': {error}", file=sys.stderr)
         return 2
     try:

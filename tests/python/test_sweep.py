@@ -101,6 +101,9 @@ def test_specs_of_the_wrong_shape_or_size_are_named_before_anything_runs(tmp_pat
                           ({"grid": {"friction": 1.0}}, "spec.grid.friction: expected a non-empty list"),
                           ({"runs": {"scene": "x"}}, "spec.runs: expected a list, got dict"),
                           ({"runs": [3]}, r"spec.runs\[0\]: expected an object, got int"),
+                          ({"plot": "x"}, "spec.plot: expected an object, got str"),
+                          ({"plot": {"y": "zzz"}}, "spec.plot.y: expected a non-empty list of column names"),
+                          ({"plot": {"x": 1}}, "spec.plot.x: expected a column name"),
                           # 10^10 grid points: counted, not built (it never ended).
                           ({"fixed": {"scene": "box_stick_slip"},
                             "grid": {f"p{k}": list(range(10)) for k in range(10)}},
@@ -112,6 +115,9 @@ def test_specs_of_the_wrong_shape_or_size_are_named_before_anything_runs(tmp_pat
     path.write_text("[1, 2]")
     assert sweep.main([str(path), "--output", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err == "tamsi sweep: spec: expected an object, got list\n"
+    path.write_text("[" * 100000 + "]" * 100000)  # nested beyond Python's recursion limit: one line too
+    assert sweep.main([str(path), "--output", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.startswith(f"tamsi sweep: cannot read spec '{path}': maximum recursion depth")
     path.write_text(json.dumps(SPEC))
     assert sweep.main([str(path), "--workers", "1000000"]) == 2
     assert "--workers: must be in [1, " in capsys.readouterr().err
@@ -154,12 +160,15 @@ def test_quasistatic_rows_equal_the_command(tmp_path, monkeypatch):
         "ValueError: a quasi-static run takes 'example' and 'epsilon', not dt")
 
 
-def test_command_writes_under_the_working_folder(tmp_path, monkeypatch):
+def test_command_writes_under_the_working_folder(tmp_path, monkeypatch, capsys):
     example = tamsi.quasistatic.examples()[0][0]
-    (tmp_path / "qs.json").write_text(json.dumps({"fixed": {"example": example}}))
+    # A plot of a column the results do not have: the table is written, the figure left out with one line.
+    (tmp_path / "qs.json").write_text(json.dumps({"fixed": {"example": example}, "plot": {"y": ["zzz"]}}))
     monkeypatch.chdir(tmp_path)
     assert sweep.main([str(tmp_path / "qs.json"), "--workers", "1"]) == 0
     assert (tmp_path / "tamsi_sweeps" / "qs" / "results.csv").exists()
+    assert not (tmp_path / "tamsi_sweeps" / "qs" / "plot.png").exists()
+    assert "sweep: plot left out: no column 'zzz' in the results" in capsys.readouterr().out
     for name in ("", "..", "a/b"):
         with pytest.raises(ValueError, match="spec.name: expected a folder name"):
             sweep.default_output(name)
