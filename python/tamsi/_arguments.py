@@ -137,9 +137,11 @@ def _diagnose(owner: str, function: Callable[..., Any], args: Tuple[Any, ...], k
     given = list(zip(names, args)) + list(kwargs.items())
     for name, value in given:
         kinds = _kinds(dict(parameters)[name])
+        named = "" if re.fullmatch(r"arg\d+", name) else f"{name}: "  # a property's value has no name
         if not any(_is(kind, value) for kind in kinds):
-            named = "" if re.fullmatch(r"arg\d+", name) else f"{name}: "  # a property's value has no name
             return f"{owner}: {named}expected {_expected(kinds)}, got {_given(value)}"
+        if kinds[0] == "int" and _is("int", value) and not -2**31 <= int(value) < 2**31:  # beyond a C int
+            return f"{owner}: {named}expected an int in [-2**31, 2**31), got {_given(value)}"
     return f"{owner}: invalid arguments (see help({owner}))"
 
 

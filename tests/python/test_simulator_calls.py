@@ -198,6 +198,9 @@ def test_wrong_types_are_one_line_errors(sensors_model):
     with pytest.raises(TypeError) as error:
         tamsi.Simulator("box_stick_slip", threads=1.5)
     assert one_line(error) == "tamsi.Simulator: threads: expected an int or None, got float 1.5"
+    with pytest.raises(TypeError) as error:  # an int beyond a C int: pybind11 cannot convert it either
+        tamsi.Simulator("box_stick_slip", threads=10**12)
+    assert one_line(error) == "tamsi.Simulator: threads: expected an int in [-2**31, 2**31), got int 1000000000000"
     with pytest.raises(TypeError) as error:
         tamsi.Simulator("box_stick_slip", stifness=1e4)
     assert one_line(error).startswith("tamsi.Simulator: unexpected keyword argument 'stifness' (expected one of ")
