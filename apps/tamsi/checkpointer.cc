@@ -1,5 +1,4 @@
 // --checkpoint FILE: the run's full state every --checkpoint-every steps, with what each output needs to continue.
-#include <cstdio>
 #include <filesystem>
 #include <system_error>
 
@@ -30,13 +29,8 @@ void CheckCheckpointPath(const RunArgs& args) {
 
 class Checkpointer : public scenes::RunObserver {
  public:
-  /// Holds FILE.lock (an advisory lock, OutputLock) while the run lives, so that a second run writing the same
-  /// checkpoint is refused; the lock file is removed at the end.
-  Checkpointer(const std::string& path, long long every)
-      : path_(path), every_(every), lock_path_(path + ".lock"), lock_(lock_path_, "checkpoint lock file") {}
-  ~Checkpointer() override { std::remove(lock_path_.c_str()); }
-  Checkpointer(const Checkpointer&) = delete;
-  Checkpointer& operator=(const Checkpointer&) = delete;
+  /// Holds FILE.lock (LockFile) while the run lives, so that a second run writing the same checkpoint is refused.
+  Checkpointer(const std::string& path, long long every) : path_(path), every_(every), lock_(path, "checkpoint") {}
   /// Every `every_` steps: captures the run, adds each output's SaveTo (its flushed length), writes atomically.
   void OnStep(const scenes::Run& run) override {
     if (run.step() % every_ != 0) return;
@@ -52,8 +46,7 @@ class Checkpointer : public scenes::RunObserver {
  private:
   std::string path_;
   long long every_;
-  std::string lock_path_;
-  OutputLock lock_;
+  LockFile lock_;
 };
 
 }  // namespace

@@ -63,6 +63,21 @@ class OutputLock {
   int fd_{-1};
 };
 
+/// An advisory lock on PATH.lock (an OutputLock), held while the object lives and the file removed with it, for an
+/// output that is replaced or filled rather than written in place (a checkpoint renamed over, a folder of problem
+/// files): a second run on the same path is refused (exit status 2) naming "the <what> lock file 'PATH.lock'".
+class LockFile {
+ public:
+  LockFile(const std::string& path, const std::string& what);
+  ~LockFile();
+  LockFile(const LockFile&) = delete;
+  LockFile& operator=(const LockFile&) = delete;
+
+ private:
+  std::string lock_path_;
+  OutputLock lock_;
+};
+
 /// Flag validators whose errors fit one line and quote the value as given ("--dt: must be finite and > 0, got -1");
 /// CLI11's own PositiveNumber prints its 309-digit upper bound.
 CLI::Validator Positive();

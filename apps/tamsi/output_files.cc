@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <filesystem>
 #include <system_error>
 
@@ -45,5 +46,10 @@ OutputLock::OutputLock(const std::string& path, const std::string& what) {
 OutputLock::~OutputLock() {
   if (fd_ >= 0) close(fd_);
 }
+
+LockFile::LockFile(const std::string& path, const std::string& what)
+    : lock_path_(path + ".lock"), lock_(lock_path_, what + " lock file") {}
+
+LockFile::~LockFile() { std::remove(lock_path_.c_str()); }
 
 }  // namespace tamsi::cli

@@ -4,8 +4,11 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "commands.h"
 #include "run_observers.h"
 
 namespace tamsi::cli {
@@ -34,8 +37,17 @@ void CreateDumpDirectory(const char* flag, const std::string& dir, const scenes:
   if (ec || !std::filesystem::is_directory(dir)) throw CLI::RuntimeError("cannot create directory '" + dir + "'", 2);
 }
 
-/// The simulator's sinks write the files; the observer itself has nothing to do after a step.
-class ProblemDumps : public scenes::RunObserver {};
+/// The simulator's sinks write the files; the observer holds DIR.lock for each folder (LockFile), so that a second
+/// run into the same folder is refused instead of overwriting its files.
+class ProblemDumps : public scenes::RunObserver {
+ public:
+  void Lock(const std::string& dir, const char* flag) {
+    if (!dir.empty()) locks_.push_back(std::make_unique<LockFile>(dir, std::string(flag) + " folder"));
+  }
+
+ private:
+  std::vector<std::unique_ptr<LockFile>> locks_;
+};
 
 }  // namespace
 
@@ -43,11 +55,14 @@ std::unique_ptr<scenes::RunObserver> MakeProblemDumps(const RunArgs& args, scene
   const std::string& problems = args.request.dump_problems_dir;
   const std::string& failures = args.request.dump_failures_dir;
   if (problems.empty() && failures.empty()) return nullptr;
+  auto dumps = std::make_unique<ProblemDumps>();
   if (!problems.empty()) CreateDumpDirectory("--dump-problems", problems, *run);
   if (!failures.empty()) CreateDumpDirectory("--dump-failures", failures, *run);
+  dumps->Lock(problems, "--dump-problems");
+  if (!SamePath(failures, problems)) dumps->Lock(failures, "--dump-failures");
   if (!problems.empty()) run->simulator().set_problem_sink(ProblemWriter(problems));
   if (!failures.empty()) run->simulator().set_failure_sink(ProblemWriter(failures));
-  return std::make_unique<ProblemDumps>();
+  return dumps;
 }
 
 }  // namespace tamsi::cli
