@@ -39,7 +39,9 @@ TEST(ThreadBudgetFixedRanges, CoverTheIndicesOnceInRangesSetByTheCountAlone) {
       for (int r = 0; r < ranges; ++r) {
         EXPECT_EQ(begins[r], ThreadBudget::FixedRangeBegin(n, ranges, r));
         EXPECT_EQ(ends[r], ThreadBudget::FixedRangeBegin(n, ranges, r + 1));
-        if (n >= 1024) EXPECT_GE(ends[r] - begins[r], 512);
+        if (n >= 1024) {
+          EXPECT_GE(ends[r] - begins[r], 512);
+        }
       }
       for (int i = 0; i < n; ++i) ASSERT_GE(owner[i], 0) << i;  // every index in one range (contiguous, in order)
       EXPECT_TRUE(std::is_sorted(owner.begin(), owner.end()));
