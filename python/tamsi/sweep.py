@@ -59,6 +59,11 @@ def _expect(value, kind, field):
     return value
 
 
+def _plot_columns(chosen):
+    """The plot's x column (None: the run index) and y columns (real_time_rate when not given)."""
+    return chosen.get("x"), chosen.get("y", ["real_time_rate"])
+
+
 def expand(spec):
     """The runs of a spec: a list of parameter dicts, in order (runs outer, grid inner). Raises ValueError naming
     the field for a spec of the wrong shape, and for one of more than MAX_RUNS runs."""
@@ -75,9 +80,9 @@ def expand(spec):
     unknown = set(chosen) - {"x", "y"}
     if unknown:
         raise ValueError(f"spec.plot: unknown field(s) {', '.join(sorted(unknown))} (expected x, y)")
-    if not isinstance(chosen.get("x", ""), str):
+    x, ys = _plot_columns(chosen)
+    if not isinstance(x or "", str):
         raise ValueError("spec.plot.x: expected a column name")
-    ys = chosen.get("y", ["real_time_rate"])
     if not isinstance(ys, list) or not ys or not all(isinstance(y, str) for y in ys):
         raise ValueError("spec.plot.y: expected a non-empty list of column names")
     entries = _expect(spec.get("runs") or [{}], list, "spec.runs")
@@ -327,13 +332,14 @@ def run_sweep(spec, output=None, scheduler=None, workers=2, retry_failed=False, 
     png_path = None
     chosen = spec.get("plot")
     if chosen:
+        x, ys = _plot_columns(chosen)
         columns = set().union(*(row.keys() for row in rows))
-        missing = [c for c in [chosen.get("x")] + chosen.get("y", []) if c and c not in columns]
+        missing = [c for c in [x] + ys if c and c not in columns]
         if missing:  # the runs are kept: only the figure is left out
             log(f"sweep: plot left out: no column {', '.join(repr(c) for c in missing)} in the results")
         else:
             png_path = os.path.join(output, "plot.png")
-            plot(rows, chosen.get("x"), chosen.get("y", ["real_time_rate"]), png_path)
+            plot(rows, x, ys, png_path)
     failed = sum(r["status"] != "ok" for r in rows)
     log(f"sweep: {len(rows)} rows in {csv_path}" + (f", plot {png_path}" if png_path else "")
         + (f"; {failed} failed" if failed else ""))
