@@ -93,6 +93,10 @@ void AddSolverOptions(CLI::App* cmd, Options* options, std::optional<double>* st
                   "Schwarz: bodies per subdomain before its layer of overlap (default " +
                       std::to_string(options->schwarz_part_bodies) + ")")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--schwarz-refactor-tolerance", options->schwarz_refactor_tolerance,
+                  "Schwarz: refactor a subdomain only when an entry of its block changed by more than this fraction "
+                  "of sqrt(S_ii S_jj) since its last factorization (0: whenever one changed; default 0.05)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--no-secant-safeguard{false}", options->secant_safeguard,
                 "Tangent iteration: the paper's Newton matrix in every iteration (no secant phase after cut steps)");
 }

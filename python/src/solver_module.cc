@@ -209,6 +209,7 @@ void BindOptions(py::module_& m) {
   o.def_readwrite("max_krylov_iterations", &Options::max_krylov_iterations);
   o.def_readwrite("schwarz_threshold", &Options::schwarz_threshold);
   o.def_readwrite("schwarz_part_bodies", &Options::schwarz_part_bodies);
+  o.def_readwrite("schwarz_refactor_tolerance", &Options::schwarz_refactor_tolerance);
   o.def_readwrite("schwarz_krylov_tolerance", &Options::schwarz_krylov_tolerance);
   o.def_readwrite("max_schwarz_krylov_iterations", &Options::max_schwarz_krylov_iterations);
   o.def_readwrite("dense_threshold", &Options::dense_threshold);

@@ -129,6 +129,7 @@ std::map<std::string, std::string> PhysicsFingerprint(const Simulator& sim) {
           {"solver.krylov_tolerance", Text(solver.krylov_tolerance)},
           {"solver.schwarz_threshold", std::to_string(solver.schwarz_threshold)},
           {"solver.schwarz_part_bodies", std::to_string(solver.schwarz_part_bodies)},
+          {"solver.schwarz_refactor_tolerance", Text(solver.schwarz_refactor_tolerance)},
           {"solver.linear_solver", ToString(solver.linear_solver)}};
 }
 

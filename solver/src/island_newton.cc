@@ -162,8 +162,12 @@ bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
     t = Clock::now();
   }
   if (!symmetric_analyzed_) return false;
-  const bool factored = schwarz_ ? schwarz_->Factor(data.budget, S, nullptr) : symmetric_solver_->Factor(S, nullptr);
+  int subdomains_factored = 0;
+  const bool factored = schwarz_ ? schwarz_->Factor(data.budget, S, data.options.schwarz_refactor_tolerance,
+                                                    &subdomains_factored, nullptr)
+                                 : symmetric_solver_->Factor(S, nullptr);
   record_.counters.numeric_factorizations += 1;
+  record_.counters.schwarz_factorizations += subdomains_factored;
   record_.counters.time_numeric += Seconds(t);
   return factored;
 }

@@ -126,6 +126,8 @@ bool Options::IsValid(std::string* error) const {
     os << "Options.schwarz_krylov_tolerance: must be in (0, 1), got " << schwarz_krylov_tolerance;
   } else if (max_schwarz_krylov_iterations < 1) {
     os << "Options.max_schwarz_krylov_iterations: must be ≥ 1, got " << max_schwarz_krylov_iterations;
+  } else if (!(schwarz_refactor_tolerance >= 0.0) || !std::isfinite(schwarz_refactor_tolerance)) {
+    os << "Options.schwarz_refactor_tolerance: must be finite and ≥ 0, got " << schwarz_refactor_tolerance;
   } else if (dense_threshold < 0) {
     os << "Options.dense_threshold: must be ≥ 0, got " << dense_threshold;
   } else if (num_threads < 0 || num_threads > kernels::MaxThreads()) {

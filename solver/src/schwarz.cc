@@ -23,12 +23,17 @@ bool SchwarzPreconditioner::Analyze(const kernels::ThreadBudget& budget, const C
         for (int p = A.col_ptr[*j]; p < A.col_ptr[*j + 1]; ++p) {
           const int* i = std::lower_bound(first, last, A.row_index[p]);
           if (i == last || *i != A.row_index[p]) continue;
+          if (*i == *j) b.diagonal.push_back(static_cast<int>(b.row_index.size()));
           b.row_index.push_back(static_cast<int>(i - first));
           b.source.push_back(p);
         }
         b.col_ptr.push_back(static_cast<int>(b.row_index.size()));
       }
       b.values.setZero(static_cast<Eigen::Index>(b.source.size()));
+      if (static_cast<int>(b.diagonal.size()) != subdomains_.size(d)) {
+        b.message = "a column without its diagonal entry";
+        continue;
+      }
       b.factorization = MakeBlockCholeskySolver();
       b.ok = b.factorization->Analyze(
           CscView{subdomains_.size(d), b.col_ptr.data(), b.row_index.data(), b.values.data()}, &b.message);
@@ -37,16 +42,32 @@ bool SchwarzPreconditioner::Analyze(const kernels::ThreadBudget& budget, const C
   return CollectStatus("analysis", message);
 }
 
-bool SchwarzPreconditioner::Factor(const kernels::ThreadBudget& budget, const CscView& S, std::string* message) {
+bool SchwarzPreconditioner::Factor(const kernels::ThreadBudget& budget, const CscView& S, double refactor_tolerance,
+                                   int* factored, std::string* message) {
   budget.For(subdomains_.count, 1, [&](int begin, int end) {
     for (int d = begin; d < end; ++d) {
       Block& b = blocks_[d];
+      b.factored = !b.ok || Changed(b, S, refactor_tolerance);
+      if (!b.factored) continue;
       for (Eigen::Index e = 0; e < b.values.size(); ++e) b.values[e] = S.values[b.source[e]];
       b.ok = b.factorization->Factor(
           CscView{subdomains_.size(d), b.col_ptr.data(), b.row_index.data(), b.values.data()}, &b.message);
     }
   });
+  *factored =
+      static_cast<int>(std::count_if(blocks_.begin(), blocks_.end(), [](const Block& b) { return b.factored; }));
   return CollectStatus("factorization", message);
+}
+
+bool SchwarzPreconditioner::Changed(const Block& b, const CscView& S, double tolerance) {
+  for (int j = 0; j + 1 < static_cast<int>(b.col_ptr.size()); ++j) {
+    const double s_jj = b.values[b.diagonal[j]];
+    for (int e = b.col_ptr[j]; e < b.col_ptr[j + 1]; ++e) {
+      const double change = S.values[b.source[e]] - b.values[e];
+      if (!(change * change <= tolerance * tolerance * s_jj * b.values[b.diagonal[b.row_index[e]]])) return true;
+    }
+  }
+  return false;
 }
 
 bool SchwarzPreconditioner::Apply(const kernels::ThreadBudget& budget, const Eigen::VectorXd& r, Eigen::VectorXd* z) {

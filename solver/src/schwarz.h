@@ -39,9 +39,13 @@ class SchwarzPreconditioner {
   /// holds. `body` (n): each velocity's body in [0, num_bodies); `part_bodies`: bodies per part (FindSubdomains).
   bool Analyze(const kernels::ThreadBudget& budget, const CscView& A, const std::vector<int>& body, int num_bodies,
                int part_bodies, std::string* message);
-  /// Numeric factorizations of the subdomain blocks of `S` (on the analyzed pattern). False, naming the subdomain,
-  /// when one is not positive definite.
-  bool Factor(const kernels::ThreadBudget& budget, const CscView& S, std::string* message);
+  /// Numeric factorizations of the subdomain blocks of `S` (on the analyzed pattern) that changed since their last
+  /// one: a block is factored again when it has none, or when some entry moved by more than `refactor_tolerance` ×
+  /// √(S_ii S_jj) of the factored values (Options::schwarz_refactor_tolerance). The choice depends on the
+  /// values alone, never on the thread count. *factored: the blocks factored now. False, naming the subdomain, when
+  /// one is not positive definite.
+  bool Factor(const kernels::ThreadBudget& budget, const CscView& S, double refactor_tolerance, int* factored,
+              std::string* message);
   /// z = Σ_d R_dᵀ S_d⁻¹ R_d r with the last factorizations.
   bool Apply(const kernels::ThreadBudget& budget, const Eigen::VectorXd& r, Eigen::VectorXd* z);
 
@@ -49,15 +53,18 @@ class SchwarzPreconditioner {
   const Subdomains& subdomains() const { return subdomains_; }
 
  private:
-  /// S_d in compressed columns (local indices) with each entry's index in S's values, its Cholesky factorization, and
-  /// the restricted right-hand side and solution.
+  /// S_d in compressed columns (local indices) with each entry's index in S's values and each column's diagonal
+  /// entry, the values of its last factorization and that factorization (`ok`: it succeeded), and the restricted
+  /// right-hand side and solution.
   struct Block {
-    std::vector<int> col_ptr, row_index, source;
+    std::vector<int> col_ptr, row_index, source, diagonal;
     Eigen::VectorXd values, r, z;
     std::unique_ptr<LinearSolver> factorization;
-    bool ok{false};
+    bool ok{false}, factored{false};
     std::string message;
   };
+  /// True when some entry of S_d differs from the factored values by more than tolerance × √(S_ii S_jj).
+  static bool Changed(const Block& b, const CscView& S, double tolerance);
   /// The first failed block's message, prefixed with its subdomain; false when any block failed.
   bool CollectStatus(const char* what, std::string* message) const;
 
