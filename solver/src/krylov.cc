@@ -34,23 +34,45 @@ void Gmres::Multiply(const kernels::ThreadBudget& budget, const CscView& A, cons
   });
 }
 
-void Gmres::Orthogonalize(const kernels::ThreadBudget& budget, int k, Eigen::VectorXd* h) {
+double Gmres::Orthogonalize(const kernels::ThreadBudget& budget, int k, Eigen::VectorXd* h) {
   const Eigen::Index n = w_.size();
   const int chunks = NumChunks(n);
+  auto rows_of = [&](int c) { return std::min<Eigen::Index>(kChunk, n - Eigen::Index{c} * kChunk); };
+  auto sum_partials = [&](Eigen::VectorXd* sum) {
+    sum->head(k).setZero();
+    for (int c = 0; c < chunks; ++c) sum->head(k) += partial_.col(c).head(k);
+  };
+  // h = Vᵀ w.
   budget.For(chunks, 1, [&](int begin, int end) {
     for (int c = begin; c < end; ++c) {
-      const Eigen::Index first = Eigen::Index{c} * kChunk, rows = std::min<Eigen::Index>(kChunk, n - first);
-      partial_.col(c).head(k).noalias() = basis_.block(first, 0, rows, k).transpose() * w_.segment(first, rows);
+      const Eigen::Index first = Eigen::Index{c} * kChunk;
+      partial_.col(c).head(k).noalias() =
+          basis_.block(first, 0, rows_of(c), k).transpose() * w_.segment(first, rows_of(c));
     }
   });
-  h->head(k).setZero();
-  for (int c = 0; c < chunks; ++c) h->head(k) += partial_.col(c).head(k);
+  sum_partials(h);
+  // w ← w − V h and h2 = Vᵀ w, chunk by chunk while its rows of V are in cache.
   budget.For(chunks, 1, [&](int begin, int end) {
     for (int c = begin; c < end; ++c) {
-      const Eigen::Index first = Eigen::Index{c} * kChunk, rows = std::min<Eigen::Index>(kChunk, n - first);
-      w_.segment(first, rows).noalias() -= basis_.block(first, 0, rows, k) * h->head(k);
+      const Eigen::Index first = Eigen::Index{c} * kChunk;
+      const auto V = basis_.block(first, 0, rows_of(c), k);
+      w_.segment(first, rows_of(c)).noalias() -= V * h->head(k);
+      partial_.col(c).head(k).noalias() = V.transpose() * w_.segment(first, rows_of(c));
     }
   });
+  sum_partials(&h2_);
+  h->head(k) += h2_.head(k);
+  // w ← w − V h2 and ‖w‖².
+  budget.For(chunks, 1, [&](int begin, int end) {
+    for (int c = begin; c < end; ++c) {
+      const Eigen::Index first = Eigen::Index{c} * kChunk;
+      w_.segment(first, rows_of(c)).noalias() -= basis_.block(first, 0, rows_of(c), k) * h2_.head(k);
+      partial_(0, c) = w_.segment(first, rows_of(c)).squaredNorm();
+    }
+  });
+  double sum = 0.0;
+  for (int c = 0; c < chunks; ++c) sum += partial_(0, c);
+  return std::sqrt(sum);
 }
 
 double Gmres::Norm(const kernels::ThreadBudget& budget, const Eigen::VectorXd& x) {
@@ -72,6 +94,7 @@ bool Gmres::Solve(const kernels::ThreadBudget& budget, const CscView& A, const P
   const int n = A.n;
   const int m = max_iterations;
   basis_.resize(n, m + 1);
+  preconditioned_.resize(n, m);
   hessenberg_.resize(m + 1, m);
   partial_.resize(m + 1, NumChunks(n));
   cosines_.resize(m);
@@ -93,14 +116,13 @@ bool Gmres::Solve(const kernels::ThreadBudget& budget, const CscView& A, const P
   int k = 0;  // Krylov dimension reached
   bool converged = false;
   while (k < m && !converged) {
-    // w = A P⁻¹ vₖ, orthogonalized twice against v₀ … vₖ (CGS2).
+    // w = A zₖ with zₖ = P⁻¹ vₖ (kept for x), orthogonalized twice against v₀ … vₖ (CGS2).
     v_ = basis_.col(k);
     if (!precondition(v_, &z_)) return false;
+    preconditioned_.col(k) = z_;
     Multiply(budget, A, z_, &w_);
-    Orthogonalize(budget, k + 1, &h_);
-    Orthogonalize(budget, k + 1, &h2_);
-    hessenberg_.col(k).head(k + 1) = h_.head(k + 1) + h2_.head(k + 1);
-    const double norm = Norm(budget, w_);
+    const double norm = Orthogonalize(budget, k + 1, &h_);
+    hessenberg_.col(k).head(k + 1) = h_.head(k + 1);
     hessenberg_(k + 1, k) = norm;
     if (norm > 0.0) basis_.col(k + 1) = w_ / norm;
     // Previous rotations on the new column, then the rotation that zeroes its subdiagonal entry.
@@ -122,7 +144,7 @@ bool Gmres::Solve(const kernels::ThreadBudget& budget, const CscView& A, const P
     converged = std::abs(g_[k]) <= tolerance * beta || norm == 0.0;
   }
   *iterations = k;
-  // y = R⁻¹ g (back substitution), x = P⁻¹ V y.
+  // y = R⁻¹ g (back substitution), x = P⁻¹ V y = Z y.
   y_.resize(m);
   for (int i = k - 1; i >= 0; --i) {
     double sum = g_[i];
@@ -130,14 +152,12 @@ bool Gmres::Solve(const kernels::ThreadBudget& budget, const CscView& A, const P
     y_[i] = sum / hessenberg_(i, i);
   }
   const int chunks = NumChunks(n);
-  w_.resize(n);
   budget.For(chunks, 1, [&](int begin, int end) {
     for (int c = begin; c < end; ++c) {
       const Eigen::Index first = Eigen::Index{c} * kChunk, rows = std::min<Eigen::Index>(kChunk, n - first);
-      w_.segment(first, rows).noalias() = basis_.block(first, 0, rows, k) * y_.head(k);
+      x->segment(first, rows).noalias() = preconditioned_.block(first, 0, rows, k) * y_.head(k);
     }
   });
-  if (!precondition(w_, x)) return false;
   return converged && x->allFinite();
 }
 

@@ -32,13 +32,16 @@ class Gmres {
 
  private:
   void Multiply(const kernels::ThreadBudget& budget, const CscView& A, const Eigen::VectorXd& x, Eigen::VectorXd* y);
-  /// h[0, k) = Vᵀ w and w ← w − V h for V, the first k basis vectors; h has at least k entries.
-  void Orthogonalize(const kernels::ThreadBudget& budget, int k, Eigen::VectorXd* h);
+  /// w orthogonalized twice against V, the first k basis vectors (CGS2): h[0, k) = h1 + h2 with h1 = Vᵀ w,
+  /// w ← w − V h1, h2 = Vᵀ w, w ← w − V h2, in three passes over V (each update fused with the next reduction over
+  /// the same rows). Returns ‖w‖. h has at least k entries.
+  double Orthogonalize(const kernels::ThreadBudget& budget, int k, Eigen::VectorXd* h);
   double Norm(const kernels::ThreadBudget& budget, const Eigen::VectorXd& x);
 
   std::vector<int> transpose_;      // entry p = (i, j) → the index of (j, i)
   std::vector<double> row_values_;  // A's values in Aᵀ's order: row i of A at column i's entries
   Eigen::MatrixXd basis_;           // n × (m + 1): the orthonormal Krylov vectors
+  Eigen::MatrixXd preconditioned_;  // n × m: P⁻¹ applied to each, so that x = P⁻¹ V y needs no further application
   Eigen::MatrixXd hessenberg_;      // (m + 1) × m, reduced to upper triangular by the Givens rotations
   Eigen::MatrixXd partial_;         // (m + 1) × chunks: per-chunk partial products
   Eigen::VectorXd cosines_, sines_, g_, y_, h_, h2_, v_, w_, z_;
