@@ -11,6 +11,7 @@ namespace tamsi::internal {
 namespace {
 
 using Panel = Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
+using SinglePanel = Eigen::Map<const Eigen::MatrixXf, 0, Eigen::OuterStride<>>;
 
 class BlockCholesky final : public LinearSolver {
  public:
@@ -19,11 +20,10 @@ class BlockCholesky final : public LinearSolver {
     FindBlocks(A);
     if (!OrderBlocks(A, message)) return false;
     FindStructure(A);
+    FindSupernodes();
     PlanUpdates();
     PlanEntries(A);
-    work_.resize(static_cast<size_t>(max_height_) * max_width_);
     y_.resize(n_);
-    t_.resize(max_height_);
     return true;
   }
 
@@ -31,18 +31,19 @@ class BlockCholesky final : public LinearSolver {
     std::fill(values_.begin(), values_.end(), 0.0);
     for (int p = 0; p < A.col_ptr[n_]; ++p)
       if (slot_[p] >= 0) values_[slot_[p]] = A.values[p];
-    for (int k = 0; k < num_blocks_; ++k) {
-      Panel L = PanelOf(k);
-      const int s = size_[k];
-      Eigen::Ref<Eigen::MatrixXd> diagonal = L.topRows(s);
+    for (int s = 0; s < num_supernodes_; ++s) {
+      Panel L = PanelOf(s);
+      const int w = width(s);
+      Eigen::Ref<Eigen::MatrixXd> diagonal = L.topRows(w);
       Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(diagonal);
       if (llt.info() != Eigen::Success) {
-        if (message) *message = "block Cholesky: matrix not positive definite (block " + std::to_string(k) + ")";
+        if (message) *message = "block Cholesky: matrix not positive definite (supernode " + std::to_string(s) + ")";
         return false;
       }
-      auto below = L.bottomRows(height_[k] - s);
+      auto below = L.bottomRows(height_[s] - w);
       diagonal.triangularView<Eigen::Lower>().transpose().solveInPlace<Eigen::OnTheRight>(below);
-      UpdateLater(k, L);
+      for (int a = 0; a < w; ++a) inverse_diagonal_[first_row_[s] + a] = static_cast<float>(1.0 / diagonal(a, a));
+      UpdateLater(s, L);
     }
     std::copy(values_.begin(), values_.end(), single_.begin());
     return true;
@@ -50,56 +51,59 @@ class BlockCholesky final : public LinearSolver {
 
   bool Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string*) override {
     x->resize(n_);
-    for (int k = 0; k < num_blocks_; ++k)
-      for (int a = 0; a < size_[k]; ++a) y_[start_[k] + a] = static_cast<float>(b[first_[k] + a]);
+    for (int r = 0; r < n_; ++r) y_[r] = static_cast<float>(b[column_of_row_[r]]);
     SolveLower();
     SolveUpper();
-    for (int k = 0; k < num_blocks_; ++k)
-      for (int a = 0; a < size_[k]; ++a) (*x)[first_[k] + a] = y_[start_[k] + a];
+    for (int r = 0; r < n_; ++r) (*x)[column_of_row_[r]] = y_[r];
     return true;
   }
 
  private:
-  /// y ← L⁻¹ y, in single precision, block column by block column: the diagonal block's triangular solve, then one
-  /// product with the blocks below it, subtracted from their rows of y.
+  /// y ← L⁻¹ y, in single precision, supernode by supernode: the dense triangular solve of its diagonal block (by the
+  /// diagonal's reciprocals: a division's latency would set the pace), then one product with the rows below it,
+  /// subtracted from their rows of y.
   void SolveLower() {
     float* y = y_.data();
-    float* t = t_.data();
-    for (int k = 0; k < num_blocks_; ++k) {
-      const int s = size_[k], h = height_[k], rows = h - s;
-      const float* L = single_.data() + panel_ptr_[k];
-      float* yk = y + start_[k];
-      for (int a = 0; a < s; ++a) {
-        yk[a] /= L[a * h + a];
-        for (int r = a + 1; r < s; ++r) yk[r] -= L[a * h + r] * yk[a];
+    for (int s = 0; s < num_supernodes_; ++s) {
+      const int w = width(s), h = height_[s], rows = h - w;
+      const float* L = single_.data() + panel_ptr_[s];
+      float* ys = y + first_row_[s];
+      const float* inverse = inverse_diagonal_.data() + first_row_[s];
+      for (int a = 0; a < w; ++a) {
+        ys[a] *= inverse[a];
+        const float ya = ys[a];
+        const float* column = L + a * h;
+        for (int r = a + 1; r < w; ++r) ys[r] -= column[r] * ya;
       }
-      std::fill(t, t + rows, 0.0f);
-      for (int a = 0; a < s; ++a) {
-        const float* column = L + a * h + s;
-        for (int r = 0; r < rows; ++r) t[r] += column[r] * yk[a];
-      }
-      ForEachRowBlock(k, [&](int i, int offset) {
-        for (int a = 0; a < size_[i]; ++a) y[start_[i] + a] -= t[offset + a];
+      if (rows == 0) continue;
+      Eigen::Map<Eigen::VectorXf> t(t_.data(), rows);
+      t.noalias() = SinglePanel(L + w, rows, w, Eigen::OuterStride<>(h)) * Eigen::Map<const Eigen::VectorXf>(ys, w);
+      ForEachRowBlock(s, [&](int k, int offset) {
+        for (int a = 0; a < size_[k]; ++a) y[start_[k] + a] -= t[offset + a];
       });
     }
   }
 
-  /// y ← L⁻ᵀ y, in single precision, block column by block column from the last: the rows of y below the diagonal
-  /// block gathered and multiplied by the blocks' transpose, then the diagonal block's transposed triangular solve.
+  /// y ← L⁻ᵀ y, in single precision, supernode by supernode from the last: the rows of y below it gathered and
+  /// multiplied by the transpose of its rows below the diagonal block, then the diagonal block's transposed solve.
   void SolveUpper() {
     float* y = y_.data();
-    float* t = t_.data();
-    for (int k = num_blocks_ - 1; k >= 0; --k) {
-      const int s = size_[k], h = height_[k], rows = h - s;
-      const float* L = single_.data() + panel_ptr_[k];
-      float* yk = y + start_[k];
-      ForEachRowBlock(k, [&](int i, int offset) { std::copy(y + start_[i], y + start_[i] + size_[i], t + offset); });
-      const Eigen::Map<const Eigen::VectorXf> gathered(t, rows);
-      for (int a = 0; a < s; ++a) yk[a] -= Eigen::Map<const Eigen::VectorXf>(L + a * h + s, rows).dot(gathered);
-      for (int a = s - 1; a >= 0; --a) {
-        float sum = yk[a];
-        for (int r = a + 1; r < s; ++r) sum -= L[a * h + r] * yk[r];
-        yk[a] = sum / L[a * h + a];
+    for (int s = num_supernodes_ - 1; s >= 0; --s) {
+      const int w = width(s), h = height_[s], rows = h - w;
+      const float* L = single_.data() + panel_ptr_[s];
+      float* ys = y + first_row_[s];
+      const float* inverse = inverse_diagonal_.data() + first_row_[s];
+      if (rows > 0) {
+        ForEachRowBlock(s, [&](int k, int offset) { std::copy(y + start_[k], y + start_[k] + size_[k], &t_[offset]); });
+        Eigen::Map<Eigen::VectorXf>(ys, w).noalias() -=
+            SinglePanel(L + w, rows, w, Eigen::OuterStride<>(h)).transpose() *
+            Eigen::Map<const Eigen::VectorXf>(t_.data(), rows);
+      }
+      for (int a = w - 1; a >= 0; --a) {
+        const float* column = L + a * h;
+        float sum = ys[a];
+        for (int r = a + 1; r < w; ++r) sum -= column[r] * ys[r];
+        ys[a] = sum * inverse[a];
       }
     }
   }
@@ -122,7 +126,7 @@ class BlockCholesky final : public LinearSolver {
   }
 
   /// AMD on the block graph: order_[k] is the block eliminated k-th; rank_ its inverse. Then each eliminated block's
-  /// size, first column and first row in the ordered matrix.
+  /// size, first column of A and first row in the ordered matrix (start_), and each ordered row's column of A.
   bool OrderBlocks(const CscView& A, std::string* message) {
     std::vector<int> graph_ptr(1, 0), graph_index;
     for (int b = 0; b < num_blocks_; ++b) {
@@ -148,17 +152,19 @@ class BlockCholesky final : public LinearSolver {
     size_.resize(num_blocks_);
     first_.resize(num_blocks_);
     start_.assign(num_blocks_ + 1, 0);
+    column_of_row_.resize(n_);
     for (int k = 0; k < num_blocks_; ++k) {
       rank_[order_[k]] = k;
       first_[k] = block_start_[order_[k]];
       size_[k] = block_start_[order_[k] + 1] - first_[k];
       start_[k + 1] = start_[k] + size_[k];
+      for (int a = 0; a < size_[k]; ++a) column_of_row_[start_[k] + a] = first_[k] + a;
     }
     return true;
   }
 
   /// The blocks below each diagonal block of L (ordered indices, increasing): the blocks of A below it and those of
-  /// its children in the elimination tree. Then each panel's row offsets and storage.
+  /// its children in the elimination tree.
   void FindStructure(const CscView& A) {
     below_ptr_.assign(1, 0);
     below_.clear();
@@ -180,107 +186,161 @@ class BlockCholesky final : public LinearSolver {
       below_.insert(below_.end(), rows.begin(), rows.end());
       below_ptr_.push_back(static_cast<int>(below_.size()));
     }
+  }
+
+  /// Supernodes: runs of consecutive blocks k, k + 1, … where each block's rows below it are the next block and that
+  /// block's rows below it (a chain of the elimination tree with nested patterns), factored as one dense panel of
+  /// their combined width, so that updates are products of rank width rather than of one block's size. Each
+  /// supernode's rows below its diagonal block are those of its last block (`last_`), at panel offsets row_offset_.
+  void FindSupernodes() {
+    supernode_start_.assign(1, 0);
+    for (int k = 0; k + 1 < num_blocks_; ++k) {
+      const int* below = below_.data() + below_ptr_[k];
+      const int count = below_ptr_[k + 1] - below_ptr_[k];
+      const bool chain = count > 0 && below[0] == k + 1 && count - 1 == below_ptr_[k + 2] - below_ptr_[k + 1] &&
+                         std::equal(below + 1, below + count, below_.data() + below_ptr_[k + 1]);
+      if (!chain) supernode_start_.push_back(k + 1);
+    }
+    if (num_blocks_ > 0) supernode_start_.push_back(num_blocks_);
+    num_supernodes_ = static_cast<int>(supernode_start_.size()) - 1;
+    supernode_of_.resize(num_blocks_);
+    first_row_.resize(num_supernodes_);
+    height_.resize(num_supernodes_);
+    panel_ptr_.assign(num_supernodes_ + 1, 0);
     row_offset_.resize(below_.size());
-    height_.clear();
-    panel_ptr_.assign(num_blocks_ + 1, 0);
-    max_height_ = max_width_ = 0;
-    for (int k = 0; k < num_blocks_; ++k) {
-      int h = size_[k];
-      for (int e = below_ptr_[k]; e < below_ptr_[k + 1]; ++e) {
+    int max_height = 0;
+    for (int s = 0; s < num_supernodes_; ++s) {
+      std::fill(supernode_of_.begin() + supernode_start_[s], supernode_of_.begin() + supernode_start_[s + 1], s);
+      first_row_[s] = start_[supernode_start_[s]];
+      const int last = supernode_start_[s + 1] - 1;
+      int h = width(s);
+      for (int e = below_ptr_[last]; e < below_ptr_[last + 1]; ++e) {
         row_offset_[e] = h;
         h += size_[below_[e]];
       }
-      height_.push_back(h);
-      panel_ptr_[k + 1] = panel_ptr_[k] + h * size_[k];
-      max_height_ = std::max(max_height_, h);
-      max_width_ = std::max(max_width_, size_[k]);
+      height_[s] = h;
+      panel_ptr_[s + 1] = panel_ptr_[s] + h * width(s);
+      max_height = std::max(max_height, h);
     }
     values_.assign(panel_ptr_.back(), 0.0);
     single_.assign(panel_ptr_.back(), 0.0f);
+    inverse_diagonal_.assign(n_, 0.0f);
+    t_.resize(max_height);
   }
 
-  /// For block column k and each block j below it, where the rows of L(·, k) from j down land in panel j: the
-  /// update L(i, j) -= L(i, k) L(j, k)ᵀ for every i ≥ j below k. Every such i is j itself or a block below j.
+  /// For supernode s and each run of the blocks below it that lie in one supernode t (consecutive in s's panel): one
+  /// product of s's rows from the run down with the run's rows, then L(i, j) -= its (i, j) part for every pair of
+  /// blocks i ≥ j, j in the run, i from j down, at (target_ row, column_ offset) in t's panel. Every such i is a
+  /// block of t or below t.
   void PlanUpdates() {
+    run_ptr_.assign(1, 0);
+    column_ptr_.assign(1, 0);
+    target_ptr_.assign(1, 0);
+    run_begin_.clear();
     target_.clear();
-    update_ptr_.resize(num_blocks_);
-    for (int k = 0; k < num_blocks_; ++k) {
-      update_ptr_[k] = static_cast<int>(target_.size());
-      for (int e = below_ptr_[k]; e < below_ptr_[k + 1]; ++e) {
-        const int j = below_[e];
-        target_.push_back(0);  // the diagonal block of panel j
-        int f = below_ptr_[j];
-        for (int u = e + 1; u < below_ptr_[k + 1]; ++u) {
-          while (below_[f] != below_[u]) ++f;
-          target_.push_back(row_offset_[f]);
+    column_.clear();
+    size_t max_work = 0;
+    for (int s = 0; s < num_supernodes_; ++s) {
+      const int last = supernode_start_[s + 1] - 1, end = below_ptr_[last + 1];
+      for (int e = below_ptr_[last]; e < end;) {
+        const int t = supernode_of_[below_[e]];
+        int run_end = e;
+        while (run_end < end && supernode_of_[below_[run_end]] == t) ++run_end;
+        run_begin_.push_back(e);
+        const int run_rows = (run_end < end ? row_offset_[run_end] : height_[s]) - row_offset_[e];
+        max_work = std::max(max_work, static_cast<size_t>(height_[s] - row_offset_[e]) * run_rows);
+        for (int j = e; j < run_end; ++j) {
+          column_.push_back(start_[below_[j]] - first_row_[t]);
+          for (int u = j; u < end; ++u) target_.push_back(RowInPanel(t, below_[u]));
         }
+        e = run_end;
       }
+      run_ptr_.push_back(static_cast<int>(run_begin_.size()));
+      column_ptr_.push_back(static_cast<int>(column_.size()));
+      target_ptr_.push_back(static_cast<int>(target_.size()));
     }
+    work_.resize(max_work);
+  }
+
+  /// Block i's first row in supernode t's panel: within its diagonal block, or among the rows below it.
+  int RowInPanel(int t, int i) const {
+    if (supernode_of_[i] == t) return start_[i] - first_row_[t];
+    const int last = supernode_start_[t + 1] - 1;
+    const int e = static_cast<int>(
+        std::lower_bound(below_.begin() + below_ptr_[last], below_.begin() + below_ptr_[last + 1], i) - below_.begin());
+    return row_offset_[e];
   }
 
   /// Where each stored entry of A goes in the panels: the lower triangle of the ordered matrix (−1 elsewhere).
   void PlanEntries(const CscView& A) {
     slot_.assign(A.col_ptr[n_], -1);
     for (int j = 0; j < n_; ++j) {
-      const int k = rank_[block_of_[j]], column = j - first_[k];
-      int e = below_ptr_[k];
+      const int k = rank_[block_of_[j]], s = supernode_of_[k];
+      const int row_j = start_[k] + j - first_[k], column = row_j - first_row_[s];
       for (int p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) {
-        const int r = A.row_index[p], i = rank_[block_of_[r]];
-        int row;
-        if (i == k) {
-          row = r - first_[k];
-          if (row < column) continue;
-        } else if (i > k) {
-          e = static_cast<int>(std::lower_bound(below_.begin() + below_ptr_[k], below_.begin() + below_ptr_[k + 1], i) -
-                               below_.begin());
-          row = row_offset_[e] + r - first_[i];
-        } else {
-          continue;
+        const int r = A.row_index[p], i = rank_[block_of_[r]], row_r = start_[i] + r - first_[i];
+        if (row_r < row_j) continue;
+        slot_[p] = panel_ptr_[s] + column * height_[s] + RowInPanel(s, i) + r - first_[i];
+      }
+    }
+  }
+
+  /// The updates of supernode s to the panels after it (PlanUpdates), one product per run of blocks below it.
+  void UpdateLater(int s, const Panel& L) {
+    const int last = supernode_start_[s + 1] - 1, end = below_ptr_[last + 1];
+    const int* target = target_.data() + target_ptr_[s];
+    const int* column = column_.data() + column_ptr_[s];
+    for (int r = run_ptr_[s]; r < run_ptr_[s + 1]; ++r) {
+      const int e = run_begin_[r], run_end = r + 1 < run_ptr_[s + 1] ? run_begin_[r + 1] : end;
+      const int t = supernode_of_[below_[e]];
+      const int rows = height_[s] - row_offset_[e];
+      const int run_rows = (run_end < end ? row_offset_[run_end] : height_[s]) - row_offset_[e];
+      Eigen::Map<Eigen::MatrixXd> product(work_.data(), rows, run_rows);
+      product.noalias() = L.middleRows(row_offset_[e], rows) * L.middleRows(row_offset_[e], run_rows).transpose();
+      Panel Lt = PanelOf(t);
+      for (int j = e; j < run_end; ++j) {
+        const int col = row_offset_[j] - row_offset_[e], c = *column++;
+        for (int u = j; u < end; ++u) {
+          const int i = below_[u];
+          Lt.block(*target++, c, size_[i], size_[below_[j]]) -=
+              product.block(row_offset_[u] - row_offset_[e], col, size_[i], size_[below_[j]]);
         }
-        slot_[p] = panel_ptr_[k] + column * height_[k] + row;
       }
     }
   }
 
-  /// L(i, j) -= L(i, k) L(j, k)ᵀ for every pair of blocks i ≥ j below block k, panel j by panel j.
-  void UpdateLater(int k, const Panel& L) {
-    const int* target = target_.data() + update_ptr_[k];
-    for (int e = below_ptr_[k]; e < below_ptr_[k + 1]; ++e) {
-      const int j = below_[e], rows = height_[k] - row_offset_[e];
-      Eigen::Map<Eigen::MatrixXd> product(work_.data(), rows, size_[j]);
-      product.noalias() = L.middleRows(row_offset_[e], rows) * L.middleRows(row_offset_[e], size_[j]).transpose();
-      Panel Lj = PanelOf(j);
-      for (int u = e; u < below_ptr_[k + 1]; ++u) {
-        const int i = below_[u];
-        Lj.middleRows(*target++, size_[i]) -= product.middleRows(row_offset_[u] - row_offset_[e], size_[i]);
-      }
-    }
-  }
-
-  /// f(i, offset) for each block i below block k, offset: its first row in the panel minus the diagonal block's.
+  /// f(k, offset) for each block k below supernode s, offset: its first row in the panel minus the diagonal block's.
   template <typename F>
-  void ForEachRowBlock(int k, F f) const {
-    for (int e = below_ptr_[k]; e < below_ptr_[k + 1]; ++e) f(below_[e], row_offset_[e] - size_[k]);
+  void ForEachRowBlock(int s, F f) const {
+    const int last = supernode_start_[s + 1] - 1, w = width(s);
+    for (int e = below_ptr_[last]; e < below_ptr_[last + 1]; ++e) f(below_[e], row_offset_[e] - w);
   }
 
-  Panel PanelOf(int k) {
-    return Panel(values_.data() + panel_ptr_[k], height_[k], size_[k], Eigen::OuterStride<>(height_[k]));
+  int width(int s) const { return start_[supernode_start_[s + 1]] - start_[supernode_start_[s]]; }
+
+  Panel PanelOf(int s) {
+    return Panel(values_.data() + panel_ptr_[s], height_[s], width(s), Eigen::OuterStride<>(height_[s]));
   }
 
-  int n_{0}, num_blocks_{0}, max_height_{0}, max_width_{0};
+  int n_{0}, num_blocks_{0}, num_supernodes_{0};
   std::vector<int> block_start_, block_of_;  // blocks in column order
   // Ordered blocks: order_[k] the block eliminated k-th, rank_ its inverse; size, first column of A, first row of
-  // the ordered matrix (start_, num_blocks + 1).
-  std::vector<int> order_, rank_, size_, first_, start_;
-  // Blocks below each diagonal block (compressed rows) and their row offsets in its panel; panels' heights and
-  // storage.
-  std::vector<int> below_ptr_, below_, row_offset_, height_, panel_ptr_;
-  // Per block column, its first entry in target_ (PlanUpdates); per stored entry of A, its place in values_.
-  std::vector<int> target_, update_ptr_, slot_;
+  // the ordered matrix (start_, num_blocks + 1); each ordered row's column of A.
+  std::vector<int> order_, rank_, size_, first_, start_, column_of_row_;
+  // Blocks below each diagonal block (compressed rows).
+  std::vector<int> below_ptr_, below_;
+  // Supernodes: their first blocks (num_supernodes + 1), each block's supernode, each supernode's first ordered row,
+  // panel height and storage; the panel row of each block below a supernode's last block (indexed like below_).
+  std::vector<int> supernode_start_, supernode_of_, first_row_, height_, panel_ptr_, row_offset_;
+  // PlanUpdates: per supernode its runs, each run's first entry of below_; per block of a run its column in the target
+  // panel, and per pair of blocks its row there, in the order UpdateLater walks them (*_ptr_: per supernode).
+  std::vector<int> run_ptr_, run_begin_, column_ptr_, column_, target_ptr_, target_;
+  // Per stored entry of A, its place in values_.
+  std::vector<int> slot_;
   // L's panels in double (Factor) and their single-precision copy (Solve); the products of UpdateLater.
   std::vector<double> values_, work_;
-  std::vector<float> single_;
-  std::vector<float> y_, t_;  // the ordered right-hand side; the rows below one diagonal block
+  std::vector<float> single_, inverse_diagonal_;  // and 1 / L(j, j) in the ordered rows, for the solves
+  std::vector<float> y_, t_;                      // the ordered right-hand side; the rows below one supernode
 };
 
 }  // namespace
