@@ -11,6 +11,12 @@ namespace tamsi::internal {
 namespace {
 
 using Panel = Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
+
+/// The most columns a supernode merges, and the rows of one update product (whole blocks, at least one): dense
+/// operands this small keep Eigen's products, triangular solves and LLT in their stack buffers, so that a
+/// factorization allocates nothing, and they still make updates products of rank up to 64 instead of 6.
+constexpr int kMaxWidth = 64;
+constexpr int kTileRows = 64;
 using SinglePanel = Eigen::Map<const Eigen::MatrixXf, 0, Eigen::OuterStride<>>;
 
 class BlockCholesky final : public LinearSolver {
@@ -29,6 +35,7 @@ class BlockCholesky final : public LinearSolver {
 
   bool Factor(const CscView& A, std::string* message) override {
     std::fill(values_.begin(), values_.end(), 0.0);
+    column_cursor_ = target_cursor_ = 0;
     for (int p = 0; p < A.col_ptr[n_]; ++p)
       if (slot_[p] >= 0) values_[slot_[p]] = A.values[p];
     for (int s = 0; s < num_supernodes_; ++s) {
@@ -40,8 +47,10 @@ class BlockCholesky final : public LinearSolver {
         if (message) *message = "block Cholesky: matrix not positive definite (supernode " + std::to_string(s) + ")";
         return false;
       }
-      auto below = L.bottomRows(height_[s] - w);
-      diagonal.triangularView<Eigen::Lower>().transpose().solveInPlace<Eigen::OnTheRight>(below);
+      for (int r = w; r < height_[s]; r += kTileRows) {
+        auto below = L.middleRows(r, std::min(kTileRows, height_[s] - r));
+        diagonal.triangularView<Eigen::Lower>().transpose().solveInPlace<Eigen::OnTheRight>(below);
+      }
       for (int a = 0; a < w; ++a) inverse_diagonal_[first_row_[s] + a] = static_cast<float>(1.0 / diagonal(a, a));
       UpdateLater(s, L);
     }
@@ -189,8 +198,9 @@ class BlockCholesky final : public LinearSolver {
   }
 
   /// Supernodes: runs of consecutive blocks k, k + 1, … where each block's rows below it are the next block and that
-  /// block's rows below it (a chain of the elimination tree with nested patterns), factored as one dense panel of
-  /// their combined width, so that updates are products of rank width rather than of one block's size. Each
+  /// block's rows below it (a chain of the elimination tree with nested patterns), up to kMaxWidth columns (or one
+  /// block), factored as one dense panel of their combined width, so that updates are products of rank width rather
+  /// than of one block's size. Each
   /// supernode's rows below its diagonal block are those of its last block (`last_`), at panel offsets row_offset_.
   void FindSupernodes() {
     supernode_start_.assign(1, 0);
@@ -199,7 +209,7 @@ class BlockCholesky final : public LinearSolver {
       const int count = below_ptr_[k + 1] - below_ptr_[k];
       const bool chain = count > 0 && below[0] == k + 1 && count - 1 == below_ptr_[k + 2] - below_ptr_[k + 1] &&
                          std::equal(below + 1, below + count, below_.data() + below_ptr_[k + 1]);
-      if (!chain) supernode_start_.push_back(k + 1);
+      if (!chain || start_[k + 2] - start_[supernode_start_.back()] > kMaxWidth) supernode_start_.push_back(k + 1);
     }
     if (num_blocks_ > 0) supernode_start_.push_back(num_blocks_);
     num_supernodes_ = static_cast<int>(supernode_start_.size()) - 1;
@@ -228,17 +238,17 @@ class BlockCholesky final : public LinearSolver {
     t_.resize(max_height);
   }
 
-  /// For supernode s and each run of the blocks below it that lie in one supernode t (consecutive in s's panel): one
-  /// product of s's rows from the run down with the run's rows, then L(i, j) -= its (i, j) part for every pair of
-  /// blocks i ≥ j, j in the run, i from j down, at (target_ row, column_ offset) in t's panel. Every such i is a
-  /// block of t or below t.
+  /// For supernode s and each run of the blocks below it that lie in one supernode t (consecutive in s's panel), and
+  /// each group of blocks below from the run's first down (up to kTileRows rows, whole blocks): one product of the
+  /// group's rows of s with the run's rows, then L(i, j) -= its (i, j) part for every block j of the run and every
+  /// block i ≥ j of the group, at (target_ row, column_ offset) in t's panel. Every such i is a block of t or below t.
   void PlanUpdates() {
     run_ptr_.assign(1, 0);
-    column_ptr_.assign(1, 0);
-    target_ptr_.assign(1, 0);
     run_begin_.clear();
-    target_.clear();
+    group_ptr_.assign(1, 0);
+    group_begin_.clear();
     column_.clear();
+    target_.clear();
     size_t max_work = 0;
     for (int s = 0; s < num_supernodes_; ++s) {
       const int last = supernode_start_[s + 1] - 1, end = below_ptr_[last + 1];
@@ -247,19 +257,28 @@ class BlockCholesky final : public LinearSolver {
         int run_end = e;
         while (run_end < end && supernode_of_[below_[run_end]] == t) ++run_end;
         run_begin_.push_back(e);
-        const int run_rows = (run_end < end ? row_offset_[run_end] : height_[s]) - row_offset_[e];
-        max_work = std::max(max_work, static_cast<size_t>(height_[s] - row_offset_[e]) * run_rows);
-        for (int j = e; j < run_end; ++j) {
-          column_.push_back(start_[below_[j]] - first_row_[t]);
-          for (int u = j; u < end; ++u) target_.push_back(RowInPanel(t, below_[u]));
+        for (int j = e; j < run_end; ++j) column_.push_back(start_[below_[j]] - first_row_[t]);
+        for (int u = e; u < end;) {
+          int group_end = u + 1;
+          while (group_end < end && RowsFrom(s, u, group_end + 1) <= kTileRows) ++group_end;
+          group_begin_.push_back(u);
+          max_work = std::max(max_work, static_cast<size_t>(RowsFrom(s, u, group_end)) * RowsFrom(s, e, run_end));
+          for (int j = e; j < run_end; ++j)
+            for (int v = std::max(u, j); v < group_end; ++v) target_.push_back(RowInPanel(t, below_[v]));
+          u = group_end;
         }
+        group_ptr_.push_back(static_cast<int>(group_begin_.size()));
         e = run_end;
       }
       run_ptr_.push_back(static_cast<int>(run_begin_.size()));
-      column_ptr_.push_back(static_cast<int>(column_.size()));
-      target_ptr_.push_back(static_cast<int>(target_.size()));
     }
     work_.resize(max_work);
+  }
+
+  /// The rows of supernode s's panel taken by the blocks below it at entries [e, end) of below_.
+  int RowsFrom(int s, int e, int end) const {
+    const int last = supernode_start_[s + 1] - 1;
+    return (end < below_ptr_[last + 1] ? row_offset_[end] : height_[s]) - row_offset_[e];
   }
 
   /// Block i's first row in supernode t's panel: within its diagonal block, or among the rows below it.
@@ -285,28 +304,33 @@ class BlockCholesky final : public LinearSolver {
     }
   }
 
-  /// The updates of supernode s to the panels after it (PlanUpdates), one product per run of blocks below it.
+  /// The updates of supernode s to the panels after it (PlanUpdates), one product per group of rows of each run.
   void UpdateLater(int s, const Panel& L) {
     const int last = supernode_start_[s + 1] - 1, end = below_ptr_[last + 1];
-    const int* target = target_.data() + target_ptr_[s];
-    const int* column = column_.data() + column_ptr_[s];
+    const int* column = column_.data() + column_cursor_;
+    const int* target = target_.data() + target_cursor_;
     for (int r = run_ptr_[s]; r < run_ptr_[s + 1]; ++r) {
       const int e = run_begin_[r], run_end = r + 1 < run_ptr_[s + 1] ? run_begin_[r + 1] : end;
-      const int t = supernode_of_[below_[e]];
-      const int rows = height_[s] - row_offset_[e];
-      const int run_rows = (run_end < end ? row_offset_[run_end] : height_[s]) - row_offset_[e];
-      Eigen::Map<Eigen::MatrixXd> product(work_.data(), rows, run_rows);
-      product.noalias() = L.middleRows(row_offset_[e], rows) * L.middleRows(row_offset_[e], run_rows).transpose();
-      Panel Lt = PanelOf(t);
-      for (int j = e; j < run_end; ++j) {
-        const int col = row_offset_[j] - row_offset_[e], c = *column++;
-        for (int u = j; u < end; ++u) {
-          const int i = below_[u];
-          Lt.block(*target++, c, size_[i], size_[below_[j]]) -=
-              product.block(row_offset_[u] - row_offset_[e], col, size_[i], size_[below_[j]]);
+      const int run_rows = RowsFrom(s, e, run_end);
+      Panel Lt = PanelOf(supernode_of_[below_[e]]);
+      for (int g = group_ptr_[r]; g < group_ptr_[r + 1]; ++g) {
+        const int u = group_begin_[g], group_end = g + 1 < group_ptr_[r + 1] ? group_begin_[g + 1] : end;
+        Eigen::Map<Eigen::MatrixXd> product(work_.data(), RowsFrom(s, u, group_end), run_rows);
+        product.noalias() =
+            L.middleRows(row_offset_[u], product.rows()) * L.middleRows(row_offset_[e], run_rows).transpose();
+        for (int j = e; j < run_end; ++j) {
+          const int size_j = size_[below_[j]], col = row_offset_[j] - row_offset_[e];
+          for (int v = std::max(u, j); v < group_end; ++v) {
+            const int size_v = size_[below_[v]];
+            Lt.block(*target++, column[j - e], size_v, size_j) -=
+                product.block(row_offset_[v] - row_offset_[u], col, size_v, size_j);
+          }
         }
       }
+      column += run_end - e;
     }
+    column_cursor_ = static_cast<int>(column - column_.data());
+    target_cursor_ = static_cast<int>(target - target_.data());
   }
 
   /// f(k, offset) for each block k below supernode s, offset: its first row in the panel minus the diagonal block's.
@@ -332,9 +356,11 @@ class BlockCholesky final : public LinearSolver {
   // Supernodes: their first blocks (num_supernodes + 1), each block's supernode, each supernode's first ordered row,
   // panel height and storage; the panel row of each block below a supernode's last block (indexed like below_).
   std::vector<int> supernode_start_, supernode_of_, first_row_, height_, panel_ptr_, row_offset_;
-  // PlanUpdates: per supernode its runs, each run's first entry of below_; per block of a run its column in the target
-  // panel, and per pair of blocks its row there, in the order UpdateLater walks them (*_ptr_: per supernode).
-  std::vector<int> run_ptr_, run_begin_, column_ptr_, column_, target_ptr_, target_;
+  // PlanUpdates: per supernode its runs (run_ptr_), each run's first entry of below_ and its groups (group_ptr_), each
+  // group's first entry of below_; per block of a run its column in the target panel, and per pair of blocks its row
+  // there, in the order UpdateLater walks them (which Factor, supernode by supernode, follows with the cursors).
+  std::vector<int> run_ptr_, run_begin_, group_ptr_, group_begin_, column_, target_;
+  int column_cursor_{0}, target_cursor_{0};
   // Per stored entry of A, its place in values_.
   std::vector<int> slot_;
   // L's panels in double (Factor) and their single-precision copy (Solve); the products of UpdateLater.

@@ -183,9 +183,12 @@ INSTANTIATE_TEST_SUITE_P(
                        NewtonSolve::kSymmetricPreconditioner, true},
         AllocationCase{"umfpack", 120, 40, Coupling::kTwoWay, LinearSolverType::kUmfpack, NewtonSolve::kExact, true},
         AllocationCase{"constrained", 24, 8, Coupling::kTwoWay, LinearSolverType::kAuto, NewtonSolve::kExact, false, 6},
-        // Schwarz's subdomains are factored by SuiteSparse LDL, which allocates nothing either.
+        // Schwarz's subdomains are factored by tamsi's block Cholesky, which allocates nothing either: with small
+        // supernodes, and with wide ones (random contacts among 100 bodies fill the factors of parts of 50 bodies).
         AllocationCase{"schwarz", 120, 40, Coupling::kTwoWay, LinearSolverType::kAuto,
-                       NewtonSolve::kSymmetricPreconditioner, false, 0, 4}),
+                       NewtonSolve::kSymmetricPreconditioner, false, 0, 4},
+        AllocationCase{"schwarz_wide_supernodes", 600, 240, Coupling::kTwoWay, LinearSolverType::kAuto,
+                       NewtonSolve::kSymmetricPreconditioner, false, 0, 50}),
     [](const ::testing::TestParamInfo<AllocationCase>& info) { return std::string(info.param.name); });
 
 }  // namespace
