@@ -110,9 +110,11 @@ void AddQuasistaticCommand(CLI::App& app) {
       "sweep",
       "final-pose error against epsilon = 2^(4-n), n = 2..70, for the three disk pushes (CSV and log-log PNG)");
   sweep->add_option("--output-dir", sweep_args->output_dir, "directory for eps_sweep.csv/.gp/.png");
-  sweep->add_option("--n-last", sweep_args->n_last,
-                    "last n of the sweep, whose epsilons are 2^(4 - n) for n = 2 ... n-last (default 70; at least 15, so "
-                    "that the log-log slope over [2^-30, 2^-10] has two points)")
+  sweep
+      ->add_option(
+          "--n-last", sweep_args->n_last,
+          "last n of the sweep, whose epsilons are 2^(4 - n) for n = 2 ... n-last (default 70; at least 15, so "
+          "that the log-log slope over [2^-30, 2^-10] has two points)")
       ->check(CLI::Range(15, 1000));
   sweep->callback([sweep_args]() { RunSweep(*sweep_args); });
 }

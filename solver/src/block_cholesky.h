@@ -11,14 +11,12 @@ namespace tamsi::internal {
 
 /// Block sparse Cholesky LLᵀ of an SPD matrix (both triangles stored). Consecutive columns with the same row
 /// pattern form one block (a free body's 6 velocities); the blocks are ordered by AMD on the block graph, chains of
-/// blocks with nested patterns are merged into supernodes, and those are factored one by one (right-looking, in
-/// double precision), each panel holding its dense diagonal block and the dense blocks below it, column-major, so
-/// that updates and solves are products of dense blocks of the supernode's width rather than of single entries. Solves
-/// run in single precision on a float copy of L (a preconditioner's accuracy, half the memory traffic), to a relative
-/// error of ~1e-6 on well-conditioned blocks. On the N = 10,000 pile step (512 subdomains of ~400 velocities), against
-/// SuiteSparse's scalar LDLᵀ: factorizations 1.41 → 0.99 s, GMRES 4.86 → 3.88 s on one thread, the same GMRES
-/// iterations (bench/README.md, "Big islands"). No allocation after Analyze; Factor fails on a diagonal block that is
-/// not positive definite.
+/// blocks with nested patterns are merged into supernodes of up to 64 columns, and those are factored one by one
+/// (right-looking, in double precision), each panel holding its dense diagonal block and the dense blocks below it,
+/// column-major, so that updates are dense products of rank the supernode's width. Solves run in single precision on
+/// a float copy of L (a preconditioner's accuracy, half the memory traffic), to a relative error of ~1e-6 on
+/// well-conditioned blocks. Measured against SuiteSparse's scalar LDLᵀ and CHOLMOD in bench/README.md, "Big
+/// islands". No allocation after Analyze; Factor fails on a diagonal block that is not positive definite.
 std::unique_ptr<LinearSolver> MakeBlockCholeskySolver();
 
 }  // namespace tamsi::internal
