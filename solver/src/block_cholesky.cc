@@ -117,7 +117,9 @@ class BlockCholesky final : public LinearSolver {
     }
   }
 
-  /// Blocks of consecutive columns with one row pattern, in column order: block_start_ (num_blocks + 1).
+  /// Blocks of consecutive columns with one row pattern, of at most kMaxWidth columns (a wider run of one pattern, as
+  /// in a dense matrix, is cut into pieces, which then chain into supernodes), in column order: block_start_
+  /// (num_blocks + 1).
   void FindBlocks(const CscView& A) {
     block_start_.assign(1, 0);
     auto same_pattern = [&](int a, int b) {
@@ -126,7 +128,7 @@ class BlockCholesky final : public LinearSolver {
              std::equal(A.row_index + A.col_ptr[a], A.row_index + A.col_ptr[a + 1], A.row_index + A.col_ptr[b]);
     };
     for (int j = 1; j < n_; ++j)
-      if (!same_pattern(j - 1, j)) block_start_.push_back(j);
+      if (!same_pattern(j - 1, j) || j - block_start_.back() == kMaxWidth) block_start_.push_back(j);
     if (n_ > 0) block_start_.push_back(n_);
     num_blocks_ = static_cast<int>(block_start_.size()) - 1;
     block_of_.resize(n_);
@@ -198,10 +200,10 @@ class BlockCholesky final : public LinearSolver {
   }
 
   /// Supernodes: runs of consecutive blocks k, k + 1, … where each block's rows below it are the next block and that
-  /// block's rows below it (a chain of the elimination tree with nested patterns), up to kMaxWidth columns (or one
-  /// block), factored as one dense panel of their combined width, so that updates are products of rank width rather
-  /// than of one block's size. Each
-  /// supernode's rows below its diagonal block are those of its last block (`last_`), at panel offsets row_offset_.
+  /// block's rows below it (a chain of the elimination tree with nested patterns), up to kMaxWidth columns, factored as
+  /// one dense panel of their combined width, so that updates are products of rank width rather than of one block's
+  /// size. Each supernode's rows below its diagonal block are those of its last block (`last_`), at panel offsets
+  /// row_offset_.
   void FindSupernodes() {
     supernode_start_.assign(1, 0);
     for (int k = 0; k + 1 < num_blocks_; ++k) {

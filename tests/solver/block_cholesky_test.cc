@@ -82,6 +82,23 @@ TEST(BlockCholesky, SolvesLikeDenseCholeskyOnBodyPatternsAndRefactors) {
   }
 }
 
+// A dense SPD matrix: its 150 columns share one pattern, which is cut into blocks of at most 64 columns (so that no
+// dense operand of a factorization outgrows Eigen's stack buffers; allocation_test counts those on Schwarz's path),
+// chained back into supernodes; the solution is dense LLᵀ's.
+TEST(BlockCholesky, SolvesADenseMatrixAsOnePatternCutIntoBlocks) {
+  Sparse A = BodyMatrix({150}, 0, 5);
+  Eigen::MatrixXd dense(A);
+  auto solver = MakeBlockCholeskySolver();
+  std::string message;
+  ASSERT_TRUE(solver->Analyze(View(A), &message)) << message;
+  ASSERT_TRUE(solver->Factor(View(A), &message)) << message;
+  const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(150, -1.0, 2.0);
+  Eigen::VectorXd x;
+  ASSERT_TRUE(solver->Solve(b, &x, &message));
+  const Eigen::VectorXd expected = dense.llt().solve(b);
+  EXPECT_LE((x - expected).norm(), 1e-5 * expected.norm());
+}
+
 TEST(BlockCholesky, RefusesAMatrixThatIsNotPositiveDefinite) {
   // Two bodies of 2 velocities; the second's diagonal block [[1, 2], [2, 1]] is indefinite.
   Eigen::MatrixXd dense(4, 4);
