@@ -10,6 +10,8 @@ namespace {
 constexpr int kChunk = 4096;
 
 int NumChunks(Eigen::Index n) { return static_cast<int>((n + kChunk - 1) / kChunk); }
+/// The rows of chunk c of a vector of n rows (kChunk, or fewer in the last).
+Eigen::Index ChunkRows(Eigen::Index n, int c) { return std::min<Eigen::Index>(kChunk, n - Eigen::Index{c} * kChunk); }
 
 }  // namespace
 
@@ -37,7 +39,7 @@ void Gmres::Multiply(const kernels::ThreadBudget& budget, const CscView& A, cons
 double Gmres::Orthogonalize(const kernels::ThreadBudget& budget, int k, Eigen::VectorXd* h) {
   const Eigen::Index n = w_.size();
   const int chunks = NumChunks(n);
-  auto rows_of = [&](int c) { return std::min<Eigen::Index>(kChunk, n - Eigen::Index{c} * kChunk); };
+  auto rows_of = [n](int c) { return ChunkRows(n, c); };
   auto sum_partials = [&](Eigen::VectorXd* sum) {
     sum->head(k).setZero();
     for (int c = 0; c < chunks; ++c) sum->head(k) += partial_.col(c).head(k);
@@ -81,7 +83,7 @@ double Gmres::Norm(const kernels::ThreadBudget& budget, const Eigen::VectorXd& x
   budget.For(chunks, 1, [&](int begin, int end) {
     for (int c = begin; c < end; ++c) {
       const Eigen::Index first = Eigen::Index{c} * kChunk;
-      partial_(0, c) = x.segment(first, std::min<Eigen::Index>(kChunk, n - first)).squaredNorm();
+      partial_(0, c) = x.segment(first, ChunkRows(n, c)).squaredNorm();
     }
   });
   double sum = 0.0;
@@ -154,7 +156,7 @@ bool Gmres::Solve(const kernels::ThreadBudget& budget, const CscView& A, const P
   const int chunks = NumChunks(n);
   budget.For(chunks, 1, [&](int begin, int end) {
     for (int c = begin; c < end; ++c) {
-      const Eigen::Index first = Eigen::Index{c} * kChunk, rows = std::min<Eigen::Index>(kChunk, n - first);
+      const Eigen::Index first = Eigen::Index{c} * kChunk, rows = ChunkRows(n, c);
       x->segment(first, rows).noalias() = preconditioned_.block(first, 0, rows, k) * y_.head(k);
     }
   });
