@@ -16,7 +16,7 @@ namespace tamsi::cli {
 void AddSolveCommand(CLI::App& app);
 
 /// `tamsi quasistatic list|run EXAMPLE [--epsilon E] [--output CSV]|sweep [--output-dir DIR]`: the quasi-static
-/// finite-feedback examples (solver/quasistatic/README.md).
+/// finite-feedback examples (quasistatic/README.md).
 void AddQuasistaticCommand(CLI::App& app);
 
 /// `tamsi run [SCENE|model.xml] [...]`: simulates a built-in scene or an MJCF model (DESIGN.md, "The command line").

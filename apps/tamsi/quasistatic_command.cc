@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "commands.h"
-#include "tamsi/quasistatic_scenes/examples.h"
+#include "tamsi/quasistatic_examples/examples.h"
 
 namespace tamsi::cli {
 namespace {

@@ -1,5 +1,6 @@
 #include <tamsi/kernels/contact_jacobian.h>
 #include <tamsi/kernels/debug_assert.h>
+#include <tamsi/kernels/parallel.h>
 
 #include <algorithm>
 

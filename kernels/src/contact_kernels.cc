@@ -1,4 +1,5 @@
 #include <tamsi/kernels/contact_kernels.h>
+#include <tamsi/kernels/parallel.h>
 
 #include <algorithm>
 #include <cmath>

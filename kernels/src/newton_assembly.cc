@@ -1,5 +1,6 @@
 #include <tamsi/kernels/debug_assert.h>
 #include <tamsi/kernels/newton_assembly.h>
+#include <tamsi/kernels/parallel.h>
 
 #include <algorithm>
 

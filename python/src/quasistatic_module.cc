@@ -1,7 +1,7 @@
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
-#include <tamsi/quasistatic_scenes/examples.h>
+#include <tamsi/quasistatic_examples/examples.h>
 
 #include <optional>
 #include <string>

@@ -1,3 +1,4 @@
+#include <tamsi/kernels/parallel.h>
 #include <tamsi/newton_system.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 #include <tamsi/kernels/contact_kernels.h>
+#include <tamsi/kernels/parallel.h>
 
 #include <Eigen/Eigenvalues>
 #include <cmath>

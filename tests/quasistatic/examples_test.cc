@@ -1,5 +1,5 @@
 // The examples of spec quasistatic.md §7 against its reference numbers (authors' code run with Lemke).
-#include "tamsi/quasistatic_scenes/examples.h"
+#include "tamsi/quasistatic_examples/examples.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <tamsi/kernels/contact_jacobian.h>
 #include <tamsi/kernels/contact_kernels.h>
 #include <tamsi/kernels/newton_assembly.h>
-#include <tamsi/kernels/parallel.h>
+#include <tamsi/kernels/thread_budget.h>
 
 #include <Eigen/Core>
 #include <cstdint>

@@ -3,7 +3,7 @@
 /// TAMSI: the transition-aware modified semi-implicit solver of Castro, Qu et al. 2020 (RA-L), sparse and parallel.
 
 #include <tamsi/contact_problem.h>
-#include <tamsi/kernels/contact_kernels.h>
+#include <tamsi/kernels/friction_regularization.h>
 
 #include <Eigen/Core>
 #include <memory>

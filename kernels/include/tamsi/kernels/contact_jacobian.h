@@ -2,7 +2,7 @@
 /// @file
 /// Per-contact dense blocks of the contact Jacobian Jc = [Jn; Jt], for deterministic parallel products.
 
-#include <tamsi/kernels/parallel.h>
+#include <tamsi/kernels/thread_budget.h>
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>

@@ -3,20 +3,13 @@
 /// Stateless per-contact kernels of TAMSI (Castro, Qu et al. 2020): Hunt–Crossley normal force (eq. 5, 19),
 /// regularized friction (eq. 6–7, 16, 22) and the Transition-Aware Line Search (Sec. III-A).
 
-#include <tamsi/kernels/parallel.h>
+#include <tamsi/kernels/friction_regularization.h>
+#include <tamsi/kernels/thread_budget.h>
 
 #include <Eigen/Core>
 #include <cstdint>
 
 namespace tamsi {
-
-/// Regularized friction coefficient μ̃(s), s = ‖vt‖/v_s.
-enum class FrictionRegularization {
-  /// The paper's eq. 7: μ̃ = μ s for s ≤ 1, μ beyond.
-  kLinear,
-  /// C¹ alternative: μ̃ = μ s (2 − s) for s ≤ 1, μ beyond (stiction slope 2μ/v_s at s = 0).
-  kSmooth,
-};
 
 namespace kernels {
 

@@ -4,7 +4,7 @@
 /// blocks, in parallel and deterministically.
 
 #include <tamsi/kernels/contact_jacobian.h>
-#include <tamsi/kernels/parallel.h>
+#include <tamsi/kernels/thread_budget.h>
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>

@@ -1,7 +1,9 @@
 #pragma once
 /// @file
-/// The one place that owns TBB: parallel loops and deterministic reductions under the caller's thread budget.
+/// The one place that owns TBB: parallel loops and deterministic reductions under the caller's thread budget. No public
+/// header of the solver includes it (they see thread_budget.h's declaration).
 
+#include <tamsi/kernels/thread_budget.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
@@ -16,11 +18,6 @@
 #endif
 
 namespace tamsi::kernels {
-
-/// The largest thread budget accepted from outside (Options::num_threads, `--threads`): max(64, 8 × the hardware
-/// threads), so that thread-count studies past the cores still run while a budget that would exhaust memory in the
-/// thread pool is refused up front.
-inline int MaxThreads() { return std::max(64, 8 * static_cast<int>(std::thread::hardware_concurrency())); }
 
 /// A thread budget: loops run inside a TBB arena of at most `num_threads` workers (≤ 0: all hardware threads).
 /// Results of every loop below are independent of the budget (each output element is computed by one task in a

@@ -21,6 +21,7 @@
 
 #include <tamsi/integrators/ode_system.h>
 #include <tamsi/kernels/contact_kernels.h>
+#include <tamsi/kernels/parallel.h>
 #include <tamsi/scenes/mujoco_frontend.h>
 #include <tamsi/scenes/mujoco_model.h>
 #include <tamsi/scenes/simulator.h>

@@ -15,7 +15,6 @@
 /// fails, and only then shrinks h. ‖·‖ is the max norm (state units).
 
 #include <tamsi/integrators/ode_system.h>
-#include <tamsi/kernels/parallel.h>
 
 #include <Eigen/Core>
 #include <Eigen/LU>
@@ -129,7 +128,6 @@ class ImplicitEuler {
 
   OdeSystem* system_;
   ImplicitEulerOptions options_;
-  kernels::ThreadBudget budget_{1};
   ImplicitEulerStatistics statistics_;
   Eigen::MatrixXd jacobian_;                 // ∂f/∂x
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;  // of I − h J

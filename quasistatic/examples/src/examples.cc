@@ -1,4 +1,4 @@
-#include "tamsi/quasistatic_scenes/examples.h"
+#include "tamsi/quasistatic_examples/examples.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "tamsi/quasistatic_scenes/examples.h"
+#include "tamsi/quasistatic_examples/examples.h"
 
 namespace tamsi::quasistatic::scenes {
 

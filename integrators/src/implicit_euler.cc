@@ -1,5 +1,6 @@
 #include <tamsi/integrators/implicit_euler.h>
 #include <tamsi/kernels/contact_kernels.h>
+#include <tamsi/kernels/parallel.h>
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +21,12 @@ void Require(bool ok, const char* field, const char* what, double value) {
 constexpr double kUpdateFloor = 10 * std::numeric_limits<double>::epsilon();
 // Residual below which a Newton iteration without monitoring stops (state units): the round-off floor.
 constexpr double kResidualFloor = 1e-14;
+
+// TALS over the system's contacts runs on the calling thread: these systems have a few contacts.
+const kernels::ThreadBudget& SerialBudget() {
+  static const kernels::ThreadBudget budget(1);
+  return budget;
+}
 
 }  // namespace
 
@@ -76,7 +83,8 @@ double ImplicitEuler::TalsAlpha(double t, const Eigen::VectorXd& x, const Eigen:
   system_->CalcPairedTangentialVelocities(t, x, x_trial_, &vt_, &vt_trial_);
   if (vt_.size() == 0) return 1.0;
   vt_trial_ -= vt_;
-  return kernels::CalcTalsLimit(budget_, vt_, vt_trial_, system_->stiction_tolerance(), options_.max_angle).alpha;
+  return kernels::CalcTalsLimit(SerialBudget(), vt_, vt_trial_, system_->stiction_tolerance(), options_.max_angle)
+      .alpha;
 }
 
 NewtonResult ImplicitEuler::Solve(double t0, const Eigen::VectorXd& x0, double h, Eigen::VectorXd* x) {
