@@ -48,7 +48,8 @@ void RunSolve(const SolveArgs& args) {
     out << ResultToJson(result) << "\n";
     CloseOutput(out, "--output", args.output_path);
   }
-  if (!result.ok()) throw CLI::RuntimeError(std::string("solve failed: ") + ToString(result.summary.status), 1);
+  if (!result.ok())
+    throw CLI::RuntimeError(args.problem_path + ": solve failed: " + ToString(result.summary.status), 1);
 }
 
 }  // namespace

@@ -75,9 +75,9 @@ SparseMatrix ToSparse(const py::object& value, const char* field) {
           std::to_string(2LL * kMaxProblemSize) + " rows, " + std::to_string(kMaxProblemSize) + " columns)");
     }
   }
-  if (py::hasattr(value, "dtype")) {  // complex numbers and strings would be cast, not refused
+  if (py::hasattr(value, "dtype")) {  // complex numbers, strings and Python objects would be cast, not refused
     const std::string kind = py::str(value.attr("dtype").attr("kind"));
-    if (kind == "c" || kind == "S" || kind == "U")
+    if (kind == "c" || kind == "S" || kind == "U" || kind == "O")
       throw std::invalid_argument(std::string("ContactProblem.") + field + ": expected real numbers, got dtype " +
                                   py::str(value.attr("dtype")).cast<std::string>());
   }
@@ -85,9 +85,10 @@ SparseMatrix ToSparse(const py::object& value, const char* field) {
     py::object csc = py::module_::import("scipy.sparse").attr("csc_matrix")(value, py::arg("copy") = true);
     csc.attr("sum_duplicates")();
     return csc.cast<SparseMatrix>();
-  } catch (const py::error_already_set& e) {
+  } catch (const py::error_already_set& e) {  // scipy's own message, without the traceback e.what() appends
     throw std::invalid_argument(std::string("ContactProblem.") + field +
-                                ": expected a scipy.sparse matrix or a 2-D array of numbers (" + e.what() + ")");
+                                ": expected a scipy.sparse matrix or a 2-D array of numbers (" +
+                                py::str(e.value()).cast<std::string>() + ")");
   } catch (const py::cast_error& e) {
     throw std::invalid_argument(std::string("ContactProblem.") + field + ": " + e.what());
   }

@@ -1,5 +1,6 @@
 #include <tamsi/problem_io.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -12,9 +13,36 @@ namespace {
 using json = nlohmann::json;
 constexpr const char* kFormat = "tamsi-contact-problem";
 constexpr int kVersion = 1;
+/// Longest parser message quoted in an error: nlohmann's quotes the offending token whole (a 10,000-digit number).
+constexpr std::size_t kMaxParserMessage = 200;
 
 [[noreturn]] void Fail(const std::string& field, const std::string& what) {
   throw ProblemFormatError("problem." + field + ": " + what);
+}
+
+/// The JSON document of `text`. A key given twice in one object is an error naming it (a parser would keep one of the
+/// two values silently), and so is malformed text or a number beyond a double (2e310), its message cut to
+/// kMaxParserMessage characters.
+json ParseRefusingDuplicateKeys(const std::string& text) {
+  std::vector<std::vector<std::string>> keys;  // the keys seen in each open object, innermost last
+  const json::parser_callback_t refuse_duplicates = [&keys](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    if (event == json::parse_event_t::object_end) keys.pop_back();
+    if (event == json::parse_event_t::key) {
+      const std::string& key = parsed.get_ref<const std::string&>();
+      std::vector<std::string>& seen = keys.back();
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) Fail(key, "given twice");
+      seen.push_back(key);
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, refuse_duplicates);
+  } catch (const json::exception& e) {
+    std::string message = e.what();
+    if (message.size() > kMaxParserMessage) message = message.substr(0, kMaxParserMessage) + "…";
+    throw ProblemFormatError("problem: not valid JSON: " + message);
+  }
 }
 
 const json& Field(const json& doc, const std::string& name) {
@@ -118,12 +146,7 @@ std::string ProblemToJson(const ContactProblem& p) {
 }
 
 ContactProblem ProblemFromJson(const std::string& text) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {  // malformed text, or a number beyond a double (2e310)
-    throw ProblemFormatError(std::string("problem: not valid JSON: ") + e.what());
-  }
+  const json doc = ParseRefusingDuplicateKeys(text);
   if (!doc.is_object()) throw ProblemFormatError("problem: expected a JSON object");
   const json& format = Field(doc, "format");
   if (!format.is_string() || format.get<std::string>() != kFormat)

@@ -66,6 +66,12 @@ def test_named_errors():
         tamsi.ContactProblem(**{**args, "p_star": [str(x) for x in p.p_star]})
     with pytest.raises(ValueError, match=r"^ContactProblem\.M: expected real numbers, got dtype complex128$"):
         tamsi.ContactProblem(**{**args, "M": p.M.astype(complex)})
+    # So are Python objects; scipy's own refusal comes in one line, without the traceback pybind11 would append.
+    with pytest.raises(ValueError, match=r"^ContactProblem\.M: expected real numbers, got dtype object$"):
+        tamsi.ContactProblem(**{**args, "M": np.array(p.M.toarray(), dtype=object)})
+    with pytest.raises(ValueError, match=r"^ContactProblem\.M: expected a scipy\.sparse matrix or a 2-D array of "
+                                         r"numbers \([^\n]+\)\Z"):
+        tamsi.ContactProblem(**{**args, "M": np.zeros((2, 2, 2))})
     # A huge declared size is refused before anything is allocated for it (at most 2^28 velocities, as in files).
     n = 10**9
     huge = sp.coo_matrix((np.ones(1), (np.array([n - 1]), np.array([n - 1]))), shape=(n, n))

@@ -94,6 +94,25 @@ TEST(ProblemIo, HostileSizesAndNumbersAreNamedErrors) {
   huge.replace(at, text.find(',', at) - at, "2e310");
   EXPECT_THAT([&] { ProblemFromJson(huge); },
               ::testing::ThrowsMessage<ProblemFormatError>(HasSubstr("not valid JSON")));
+  // A 10,000-digit number: the parser's message quotes it whole; the error keeps its first 200 characters.
+  huge.replace(at, 5, std::string(10000, '3'));
+  try {
+    ProblemFromJson(huge);
+    ADD_FAILURE() << "a 10,000-digit number was read";
+  } catch (const ProblemFormatError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("not valid JSON"));
+    EXPECT_LT(std::string(e.what()).size(), 300u);
+  }
+  // A key given twice would leave one of its values unread: refused by name, at any depth.
+  std::string twice = text;
+  twice.insert(1, "\"stiffness\":[-5.0],");
+  EXPECT_THAT([&] { ProblemFromJson(twice); },
+              ::testing::ThrowsMessage<ProblemFormatError>(HasSubstr("problem.stiffness: given twice")));
+  twice = text;
+  const auto rows = twice.find("\"rows\":");
+  twice.insert(rows, "\"rows\":4,");
+  EXPECT_THAT([&] { ProblemFromJson(twice); },
+              ::testing::ThrowsMessage<ProblemFormatError>(HasSubstr("problem.rows: given twice")));
   nlohmann::json doc = nlohmann::json::parse(text);
   // A small file declaring nv = 1e8 (and matrices that size): its p_star holds 4 entries.
   doc["nv"] = 100000000;
