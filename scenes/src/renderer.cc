@@ -8,7 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 extern char** environ;
@@ -176,6 +179,15 @@ bool EndsWith(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+/// Refuses, in one line and before ffmpeg starts (which would print its own message and then take no frames), a
+/// video path in a folder that is missing or not writable.
+void RequireWritableFolder(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const std::string folder = parent.empty() ? "." : parent.string();
+  if (access(folder.c_str(), W_OK) != 0)
+    throw std::runtime_error("video " + path + ": cannot write into folder '" + folder + "': " + std::strerror(errno));
+}
+
 }  // namespace
 
 VideoEncoder::VideoEncoder(const std::string& path, int width, int height, double fps)
@@ -188,6 +200,7 @@ VideoEncoder::VideoEncoder(const std::string& path, int width, int height, doubl
   char size[32], rate[32];
   std::snprintf(size, sizeof(size), "%dx%d", width, height);
   std::snprintf(rate, sizeof(rate), "%.9g", fps);
+  RequireWritableFolder(path);
   std::vector<std::string> args = {"ffmpeg", "-hide_banner", "-loglevel", "error", "-y",
                                    "-f",     "rawvideo",     "-pix_fmt",  "rgb24", "-s",
                                    size,     "-framerate",   rate,        "-i",    "-"};
