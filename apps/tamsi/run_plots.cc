@@ -25,7 +25,8 @@ std::ofstream OpenCsv(const std::filesystem::path& path) {
 
 class RunPlots : public scenes::RunObserver {
  public:
-  /// Creates DIR; throws CLI::RuntimeError (exit status 2) when it cannot.
+  /// Creates DIR and holds DIR.lock (LockFile), so that a second run into DIR is refused instead of overwriting its
+  /// files; throws CLI::RuntimeError (exit status 2) when it cannot.
   explicit RunPlots(const std::string& dir);
   /// Records the step that ended at the run's time, and the current values of the scene's checks.
   void OnStep(const scenes::Run& run) override;
@@ -44,16 +45,21 @@ class RunPlots : public scenes::RunObserver {
     double frontend, solve;
   };
   std::string dir_;
+  LockFile lock_;
   std::vector<Step> steps_;
   std::vector<double> check_times_, check_values_;  // check_values_: one row per time, one column per check
 };
 
-RunPlots::RunPlots(const std::string& dir) : dir_(dir) {
+/// DIR, created; throws CLI::RuntimeError (exit status 2) when it cannot be.
+const std::string& CreatePlotsDirectory(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec || !std::filesystem::is_directory(dir))
     throw CLI::RuntimeError("--plots: cannot create directory '" + dir + "'", 2);
+  return dir;
 }
+
+RunPlots::RunPlots(const std::string& dir) : dir_(CreatePlotsDirectory(dir)), lock_(dir, "--plots folder") {}
 
 void RunPlots::OnStep(const scenes::Run& run) {
   const scenes::StepInfo& step = run.last_step();

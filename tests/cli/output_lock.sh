@@ -3,14 +3,14 @@
 # writing exits 2 with one line naming it, and leaves the first run's file whole; devices are not locked, so two runs
 # may both write /dev/null. The same for checkpoints: a second run on a run's checkpoint, a checkpoint that is also the
 # trajectory, and one that is not a regular file (a FIFO, never replaced) are refused, and so is a second run into a
-# run's problem-dump folder. Usage: output_lock.sh TAMSI
+# run's problem-dump or plots folder. Usage: output_lock.sh TAMSI
 set -euo pipefail
 set -m  # job control: the background run gets SIGINT's default disposition, which a script's jobs otherwise ignore
 tamsi=$1
 dir=$(mktemp -d)
 trap 'kill %1 2>/dev/null || true; rm -rf "$dir"' EXIT
 "$tamsi" run clutter_bin --bodies 100 --duration 100 --quiet --output "$dir/run.csv" --checkpoint "$dir/run.ckpt" \
-  --checkpoint-every 10 --dump-failures "$dir/dumps" >/dev/null 2>"$dir/first.txt" &
+  --checkpoint-every 10 --dump-failures "$dir/dumps" --plots "$dir/plots" >/dev/null 2>"$dir/first.txt" &
 for _ in $(seq 100); do [ -s "$dir/run.csv" ] && break; sleep 0.1; done
 status=0
 "$tamsi" run box_stick_slip --quiet --output "$dir/run.csv" >/dev/null 2>"$dir/second.txt" || status=$?
@@ -39,6 +39,7 @@ refused() {
 refused "checkpoint lock file '$dir/run.ckpt.lock' is being written by another run" --checkpoint "$dir/run.ckpt"
 refused "the --dump-problems folder lock file '$dir/dumps.lock' is being written by another run" \
   --dump-problems "$dir/dumps"
+refused "the --plots folder lock file '$dir/plots.lock' is being written by another run" --plots "$dir/plots"
 refused "--checkpoint: '$dir/same.csv' is also the --output file" --output "$dir/same.csv" --checkpoint "$dir/same.csv"
 mkfifo "$dir/fifo"
 refused "--checkpoint: '$dir/fifo' exists and is not a regular file" --checkpoint "$dir/fifo"
@@ -52,7 +53,7 @@ if [ "$columns" -ne 1 ] || ! grep -q "^tamsi: interrupted by SIGINT" "$dir/first
   echo "FAIL: the first run's trajectory was disturbed" >&2
   exit 1
 fi
-if [ -e "$dir/run.ckpt.lock" ] || [ -e "$dir/dumps.lock" ] || ls "$dir"/run.ckpt.tmp* >/dev/null 2>&1; then
+if [ -e "$dir/run.ckpt.lock" ] || [ -e "$dir/dumps.lock" ] || [ -e "$dir/plots.lock" ] || ls "$dir"/run.ckpt.tmp* >/dev/null 2>&1; then
   echo "FAIL: a lock or temporary file outlived the run" >&2
   exit 1
 fi
