@@ -37,7 +37,9 @@ import csv
 import hashlib
 import itertools
 import json
+import logging
 import os
+import signal
 import sys
 import time
 
@@ -346,6 +348,15 @@ def run_sweep(spec, output=None, scheduler=None, workers=2, retry_failed=False, 
     return SweepResult(rows, csv_path, png_path)
 
 
+class _Stopped(Exception):
+    """SIGTERM, raised in the main thread (as Python raises KeyboardInterrupt for SIGINT), so that the cluster is shut
+    down on the way out."""
+
+
+def _raise_stopped(signum, frame):
+    raise _Stopped()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="tamsi sweep",
@@ -372,11 +383,25 @@ def main(argv=None):
     except (OSError, ValueError, RecursionError) as error:  # no file, not JSON, or nested too deep
         print(f"tamsi sweep: cannot read spec '{args.spec}': {error}", file=sys.stderr)
         return 2
+    name = spec.get("name") if isinstance(spec, dict) else None
+    output = args.output or default_output(name or os.path.splitext(os.path.basename(args.spec))[0])
+    # The command's lines are its own: Dask's notes (a stale worker folder purged, a busy worker killed at shutdown)
+    # are left out, its errors kept. Importing distributed sets up its logging, so the level is set after.
+    import distributed  # noqa: F401
+
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:  # a signal the caller ignores stays ignored
+        signal.signal(signal.SIGTERM, _raise_stopped)
     try:
-        name = spec.get("name") if isinstance(spec, dict) else None
-        output = args.output or default_output(name or os.path.splitext(os.path.basename(args.spec))[0])
         result = run_sweep(spec, output, scheduler=args.scheduler, workers=args.workers,
                            retry_failed=args.retry_failed, log=lambda line: print(line, flush=True))
+    except (KeyboardInterrupt, _Stopped) as stop:  # the cluster is closed by now (run_sweep's finally)
+        signum = signal.SIGINT if isinstance(stop, KeyboardInterrupt) else signal.SIGTERM
+        runs_dir = os.path.join(output, "runs")
+        kept = len(_read_finished(runs_dir))
+        print(f"tamsi sweep: interrupted by {signum.name}; {kept} finished runs kept in {runs_dir} (the same command "
+              "continues the sweep)", file=sys.stderr)
+        return 128 + signum
     except ValueError as error:
         print(f"tamsi sweep: {error}", file=sys.stderr)
         return 2
