@@ -8,7 +8,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "mjcf_sizes.h"
+#include "mjcf_checks.h"
 
 namespace tamsi::scenes {
 namespace {
@@ -85,7 +85,7 @@ std::string BadModelNumber(const mjModel& m) {
 ModelPtr LoadMjcf(const std::string& xml, const std::string& vfs_name, const std::string& name) {
   if (xml.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ModelLoadError("cannot load model '" + name + "': the file is empty");
-  internal::CheckMjcfSizes(xml, std::filesystem::path(vfs_name).parent_path(), name);
+  internal::CheckMjcfText(xml, std::filesystem::path(vfs_name).parent_path(), name);
   auto vfs = std::make_unique<mjVFS>();
   mj_defaultVFS(vfs.get());
   if (mj_addBufferVFS(vfs.get(), vfs_name.c_str(), xml.data(), static_cast<int>(xml.size())) != 0) {

@@ -1,4 +1,4 @@
-#include "mjcf_sizes.h"
+#include "mjcf_checks.h"
 
 #include <tamsi/scenes/mujoco_model.h>
 #include <tinyxml2.h>
@@ -6,13 +6,21 @@
 #include <fstream>
 #include <iomanip>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace tamsi::scenes::internal {
 namespace {
 
 struct Scan {
+  Scan(const std::filesystem::path& directory, const std::string& name) : directory(directory), name(name) {}
+
   const std::filesystem::path& directory;
   const std::string& name;
+  /// The <compiler>'s meshdir, texturedir and assetdir, and each asset's (tag, file), collected over the text and its
+  /// includes: a <compiler> may come after the assets it applies to.
+  std::string meshdir, texturedir, assetdir;
+  std::vector<std::pair<std::string, std::string>> assets;
 
   [[noreturn]] void Refuse(const std::string& what) const {
     throw ModelLoadError("cannot load model '" + name + "': " + what);
@@ -31,7 +39,7 @@ struct Scan {
     return product;
   }
 
-  void Elements(const tinyxml2::XMLElement* e, double replicas, int depth) const {
+  void Elements(const tinyxml2::XMLElement* e, double replicas, int depth) {
     for (; e != nullptr; e = e->NextSiblingElement()) {
       const std::string tag = e->Name();
       double inner = replicas;
@@ -52,12 +60,18 @@ struct Scan {
                  Count(kMaxFlexcompPoints) + ")");
       } else if (tag == "include" && e->Attribute("file") != nullptr) {
         Include(directory / e->Attribute("file"), replicas, depth + 1);
+      } else if (tag == "compiler") {
+        for (auto [attribute, value] :
+             {std::pair{"meshdir", &meshdir}, {"texturedir", &texturedir}, {"assetdir", &assetdir}})
+          if (e->Attribute(attribute) != nullptr) *value = e->Attribute(attribute);
       }
+      if ((tag == "mesh" || tag == "hfield" || tag == "skin" || tag == "texture") && e->Attribute("file") != nullptr)
+        assets.emplace_back(tag, e->Attribute("file"));
       Elements(e->FirstChildElement(), inner, depth);
     }
   }
 
-  void Include(const std::filesystem::path& path, double replicas, int depth) const {
+  void Include(const std::filesystem::path& path, double replicas, int depth) {
     if (depth > kMaxIncludeDepth)
       Refuse("<include> nested deeper than " + std::to_string(kMaxIncludeDepth) + " ('" + path.string() + "')");
     std::ifstream file(path, std::ios::binary);
@@ -67,17 +81,29 @@ struct Scan {
     Document(text.str(), replicas, depth);
   }
 
-  void Document(const std::string& xml, double replicas, int depth) const {
+  void Document(const std::string& xml, double replicas, int depth) {
     tinyxml2::XMLDocument document;
     if (document.Parse(xml.data(), xml.size()) != tinyxml2::XML_SUCCESS) return;  // MuJoCo reports it
     Elements(document.RootElement(), replicas, depth);
+  }
+
+  void RefuseFolderAssets() const {
+    for (const auto& [tag, file] : assets) {
+      const std::string& own = tag == "texture" ? texturedir : meshdir;
+      const std::filesystem::path path = directory / (own.empty() ? assetdir : own) / file;
+      std::error_code unreadable;  // left for MuJoCo to report
+      if (std::filesystem::is_directory(path, unreadable))
+        Refuse("the file of <" + tag + "> '" + file + "' is a folder ('" + path.string() + "')");
+    }
   }
 };
 
 }  // namespace
 
-void CheckMjcfSizes(const std::string& xml, const std::filesystem::path& directory, const std::string& name) {
-  Scan{directory, name}.Document(xml, 1, 0);
+void CheckMjcfText(const std::string& xml, const std::filesystem::path& directory, const std::string& name) {
+  Scan scan(directory, name);
+  scan.Document(xml, 1, 0);
+  scan.RefuseFolderAssets();
 }
 
 }  // namespace tamsi::scenes::internal
