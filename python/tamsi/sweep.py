@@ -37,7 +37,6 @@ import csv
 import hashlib
 import itertools
 import json
-import logging
 import os
 import signal
 import sys
@@ -293,8 +292,9 @@ def run_sweep(spec, output=None, scheduler=None, workers=2, retry_failed=False, 
     if todo:
         cluster = None
         if scheduler is None:
+            # The dashboard on a free port: another cluster on this machine may hold Dask's default one.
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+                                   dashboard_address=":0")
             client = Client(cluster)
         else:
             client = Client(scheduler)
@@ -386,10 +386,8 @@ def main(argv=None):
     name = spec.get("name") if isinstance(spec, dict) else None
     output = args.output or default_output(name or os.path.splitext(os.path.basename(args.spec))[0])
     # The command's lines are its own: Dask's notes (a stale worker folder purged, a busy worker killed at shutdown)
-    # are left out, its errors kept. Importing distributed sets up its logging, so the level is set after.
-    import distributed  # noqa: F401
-
-    logging.getLogger("distributed").setLevel(logging.ERROR)
+    # are left out, its errors kept, in this process and in the worker processes (which read the environment).
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
     if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:  # a signal the caller ignores stays ignored
         signal.signal(signal.SIGTERM, _raise_stopped)
     try:
