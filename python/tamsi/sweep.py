@@ -40,7 +40,9 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
+from contextlib import contextmanager
 
 from ._progress import terminal_bar
 
@@ -264,9 +266,48 @@ class SweepResult:
         return pandas.DataFrame(self.rows)
 
 
-def run_sweep(spec, output=None, scheduler=None, workers=2, retry_failed=False, log=print):
+@contextmanager
+def _signals_deferred():
+    """SIGINT and SIGTERM held back while the block runs (in the main thread; elsewhere Python delivers no signals),
+    then delivered: a local cluster interrupted while it starts cannot be closed, and Dask's exit handler would fail on
+    it with a traceback."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending = []
+    previous = {s: signal.signal(s, lambda signum, frame: pending.append(signum))
+                for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        for s in pending[:1]:
+            signal.raise_signal(s)
+
+
+@contextmanager
+def _stderr_to(path):
+    """File descriptor 2 appended to `path` while the block runs (processes started in it keep writing there), or
+    left alone when `path` is None."""
+    if path is None:
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(path, "ab") as log_file:
+        os.dup2(log_file.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def run_sweep(spec, output=None, scheduler=None, workers=2, retry_failed=False, log=print, worker_log=None):
     """Runs a sweep spec (a dict) on the Dask scheduler at `scheduler`, or on a local cluster of `workers` worker
-    processes (one thread each) when None. Results are kept in the folder `output`, ./tamsi_sweeps/NAME when None
+    processes (one thread each) when None, whose standard error goes to the file `worker_log` when given (else to
+    this process's). Results are kept in the folder `output`, ./tamsi_sweeps/NAME when None
     (default_output of the spec's name, which it then needs; see the module's doc); runs already there are not run
     again (failed ones are with retry_failed). On a terminal (stderr) a progress bar counts the finished runs. Returns
     a SweepResult. Raises ValueError for a spec of the wrong shape (naming the field), OSError when `output` cannot
@@ -290,15 +331,16 @@ def run_sweep(spec, output=None, scheduler=None, workers=2, retry_failed=False, 
             todo[key] = run
     log(f"sweep: {len(runs)} runs, {len(runs) - len(todo)} already finished in {runs_dir}, {len(todo)} to run")
     if todo:
-        cluster = None
-        if scheduler is None:
-            # The dashboard on a free port: another cluster on this machine may hold Dask's default one.
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=":0")
-            client = Client(cluster)
-        else:
-            client = Client(scheduler)
-        try:
+        cluster = client = None
+        try:  # the cluster is closed however the sweep ends, even when interrupted while it starts
+            with _signals_deferred(), _stderr_to(worker_log if scheduler is None else None):
+                if scheduler is None:
+                    # The dashboard on a free port: another cluster on this machine may hold Dask's default one.
+                    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                           dashboard_address=":0")
+                    client = Client(cluster)
+                else:
+                    client = Client(scheduler)
             futures = [client.submit(run_one, run, outputs, key=f"tamsi-run-{key}", pure=False)
                        for key, run in todo.items()]
             done = 0
@@ -325,7 +367,8 @@ def run_sweep(spec, output=None, scheduler=None, workers=2, retry_failed=False, 
             if bar is not None:
                 bar.clear()
         finally:
-            client.close()
+            if client is not None:
+                client.close()
             if cluster is not None:
                 cluster.close()
     rows = [{**{k: v for k, v in run.items()}, **finished[key]} for key, run in zip(keys, runs)]
@@ -385,14 +428,18 @@ def main(argv=None):
         return 2
     name = spec.get("name") if isinstance(spec, dict) else None
     output = args.output or default_output(name or os.path.splitext(os.path.basename(args.spec))[0])
-    # The command's lines are its own: Dask's notes (a stale worker folder purged, a busy worker killed at shutdown)
-    # are left out, its errors kept, in this process and in the worker processes (which read the environment).
-    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
+    # The command's lines are its own: Dask's log (a stale worker folder purged, a busy worker killed or a worker
+    # unknown to the scheduler at shutdown) is left out, in this process and in the worker processes (which read the
+    # environment). A run's own failure is in its row, with its message.
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
     if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:  # a signal the caller ignores stays ignored
         signal.signal(signal.SIGTERM, _raise_stopped)
     try:
+        # Worker processes stopped in the middle of a run at an interrupt say so on their standard error: their
+        # output goes to OUTPUT/workers.log, the command's own lines stay on the terminal.
         result = run_sweep(spec, output, scheduler=args.scheduler, workers=args.workers,
-                           retry_failed=args.retry_failed, log=lambda line: print(line, flush=True))
+                           retry_failed=args.retry_failed, log=lambda line: print(line, flush=True),
+                           worker_log=os.path.join(output, "workers.log"))
     except (KeyboardInterrupt, _Stopped) as stop:  # the cluster is closed by now (run_sweep's finally)
         signum = signal.SIGINT if isinstance(stop, KeyboardInterrupt) else signal.SIGTERM
         runs_dir = os.path.join(output, "runs")
