@@ -43,6 +43,10 @@ void AddPileCommand(CLI::App& app);
 void CloseOutput(std::ofstream& out, const std::string& what, const std::string& path);
 void CheckOutput(const std::ofstream& out, const std::string& what, const std::string& path);
 
+/// Creates the folder `dir` (and its parents) that `flag` names; throws CLI::RuntimeError (exit status 2), as
+/// "<flag>: cannot create directory '<dir>'" and the system's reason, when it cannot be made or is not a folder.
+void CreateOutputDirectory(const std::string& flag, const std::string& dir);
+
 /// Whether two paths name the same file, existing or not (after resolving links, `.` and `..`); false when either
 /// is empty.
 bool SamePath(const std::string& a, const std::string& b);

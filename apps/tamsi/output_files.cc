@@ -21,6 +21,14 @@ bool SamePath(const std::string& a, const std::string& b) {
   return !error && x == y;
 }
 
+void CreateOutputDirectory(const std::string& flag, const std::string& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error || !std::filesystem::is_directory(dir))
+    throw CLI::RuntimeError(flag + ": cannot create directory '" + dir + "'" + (error ? ": " + error.message() : ""),
+                            2);
+}
+
 void CheckOutput(const std::ofstream& out, const std::string& what, const std::string& path) {
   if (!out) throw CLI::RuntimeError("cannot write " + what + " '" + path + "' (disk full, or not writable)", 1);
 }

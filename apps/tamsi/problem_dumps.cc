@@ -32,9 +32,7 @@ scenes::Simulator::ProblemSink ProblemWriter(const std::string& dir) {
 void CreateDumpDirectory(const char* flag, const std::string& dir, const scenes::Run& run) {
   if (run.simulator().options().engine != scenes::Engine::kTamsi)
     throw CLI::RuntimeError(std::string(flag) + " needs --solver tamsi or tamsi-oneway", 2);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir)) throw CLI::RuntimeError("cannot create directory '" + dir + "'", 2);
+  CreateOutputDirectory(flag, dir);
 }
 
 /// The simulator's sinks write the files; the observer holds DIR.lock for each folder (LockFile), so that a second

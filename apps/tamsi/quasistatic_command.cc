@@ -57,9 +57,7 @@ void RunExample(const RunArgs& args) {
 }
 
 void RunSweep(const SweepArgs& args) {
-  std::error_code ec;
-  std::filesystem::create_directories(args.output_dir, ec);
-  if (ec) throw CLI::RuntimeError("cannot create " + args.output_dir + ": " + ec.message(), 2);
+  CreateOutputDirectory("--output-dir", args.output_dir);
   const std::vector<double> epsilons = scenes::SweepEpsilons(2, args.n_last);
   std::vector<scenes::EpsilonSweep> sweeps;
   for (const char* name : {"even_push", "lopsided_push", "semicircle_push"}) {

@@ -50,12 +50,9 @@ class RunPlots : public scenes::RunObserver {
   std::vector<double> check_times_, check_values_;  // check_values_: one row per time, one column per check
 };
 
-/// DIR, created; throws CLI::RuntimeError (exit status 2) when it cannot be.
+/// DIR, created (CreateOutputDirectory).
 const std::string& CreatePlotsDirectory(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir))
-    throw CLI::RuntimeError("--plots: cannot create directory '" + dir + "'", 2);
+  CreateOutputDirectory("--plots", dir);
   return dir;
 }
 

@@ -40,10 +40,7 @@ void AddStudyCommand(CLI::App& app) {
   cmd->add_flag("--quick", settings->quick, "Coarse sweeps, references and spans (seconds; for CI)");
   cmd->callback([figure, settings, output] {
     settings->output = *output;
-    std::error_code ec;
-    std::filesystem::create_directories(settings->output, ec);
-    if (ec || !std::filesystem::is_directory(settings->output))
-      throw CLI::RuntimeError("--output: cannot create directory '" + *output + "'", 2);
+    CreateOutputDirectory("--output", *output);
     const bool all = *figure == "all";
     if (all || *figure == "fig4") StudyFigure4(*settings);
     if (all || *figure == "fig5") StudyFigure5(*settings);

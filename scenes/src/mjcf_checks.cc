@@ -26,12 +26,13 @@ struct Scan {
     throw ModelLoadError("cannot load model '" + name + "': " + what);
   }
 
-  // The product of the whitespace-separated counts in `text` (as a double: no overflow), or -1 when one is negative.
+  // `n` written as a whole number.
   static std::string Count(double n) {
     std::ostringstream text;
     text << std::fixed << std::setprecision(0) << n;
     return text.str();
   }
+  // The product of the whitespace-separated counts in `text` (as a double: no overflow), or -1 when one is negative.
   static double Product(const char* text) {
     std::istringstream in(text ? text : "");
     double product = 1;
