@@ -179,7 +179,8 @@ struct Options {
   double secant_exit_factor{30.0};
   FrictionNewton friction_newton{FrictionNewton::kPrimalDual};
   /// Primal–dual: the exact line search's bracket may grow to this α, ≥ 1. Above 1 the step may go past Newton's
-  /// own: 4 took 6–9 % more iterations than 1 on settled piles and on the 1,000-body thrown bin (bench/README).
+  /// own: 4 took 3–9 % more iterations than 1 on the settled piles' first steps and 7 % more on the 1,000-body
+  /// thrown bin's impacts (bench/README, "Dropped and thrown bins").
   double primal_dual_max_alpha{1.0};
   /// Primal–dual: iterations after which an island that has not converged falls back to kTangent, ≥ 1.
   int primal_dual_stall_iterations{40};
