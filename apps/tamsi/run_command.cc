@@ -185,6 +185,9 @@ void AddRunCommand(CLI::App& app) {
                   "Sphere-cylinder and plane-mesh contacts of the TAMSI front end: analytic (closed form; every hull "
                   "vertex at a plane; default) or mujoco (MuJoCo's own colliders)")
       ->check(CLI::IsMember({"analytic", "mujoco"}));
+  cmd->add_flag("--cold-duals{false}", args->request.settings.carry_friction_duals,
+                "Start each step's primal-dual friction duals from its first iterate, not from the previous step's "
+                "solution on the contacts that persist (the default; same solution, more Newton iterations)");
   AddSolverOptions(cmd, &args->request.settings.iteration, &args->request.settings.stiction_tolerance);
   cmd->add_option("--stiffness", args->request.settings.stiffness,
                   "Per-geom contact stiffness (N/m, at most 1e12), overrides MJCF user data")

@@ -52,6 +52,7 @@ Keyword arguments (matrices: scipy.sparse or dense arrays, stored as CSC; vector
   friction    nc, Coulomb mu, >= 0 (eq. 6-7)
   v0          nv, optional start-of-step velocities (one-way: frozen normal forces, eq. 12)
   v_guess     nv, optional first Newton iterate (else v* = M0^-1 p*)
+  w_guess     2nc, optional first friction duals w, |w_i| <= 1 (primal-dual; else vt_i / max(v_s, |vt_i|))
   Jb          nb x nv, optional bilateral constraint Jacobian (dg/dt = Jb v)
   g0, constraint_stiffness, constraint_damping
               nb each: constraint values at q0 (m or rad), spring k and damper c
@@ -98,8 +99,9 @@ ContactProblem MakeProblem(double time_step, const py::object& M, const py::obje
                            const Eigen::VectorXd& p_star, const Eigen::VectorXd& delta0,
                            const Eigen::VectorXd& stiffness, const Eigen::VectorXd& dissipation,
                            const Eigen::VectorXd& friction, std::optional<Eigen::VectorXd> v0,
-                           std::optional<Eigen::VectorXd> v_guess, const py::object& Jb,
-                           std::optional<Eigen::VectorXd> g0, std::optional<Eigen::VectorXd> constraint_stiffness,
+                           std::optional<Eigen::VectorXd> v_guess, std::optional<Eigen::VectorXd> w_guess,
+                           const py::object& Jb, std::optional<Eigen::VectorXd> g0,
+                           std::optional<Eigen::VectorXd> constraint_stiffness,
                            std::optional<Eigen::VectorXd> constraint_damping) {
   ContactProblem problem;
   problem.time_step = time_step;
@@ -113,6 +115,7 @@ ContactProblem MakeProblem(double time_step, const py::object& M, const py::obje
   problem.friction = friction;
   problem.v0 = std::move(v0);
   problem.v_guess = std::move(v_guess);
+  problem.w_guess = std::move(w_guess);
   problem.Jb = Jb.is_none() ? SparseMatrix(0, problem.M.cols()) : ToSparse(Jb, "Jb");
   problem.g0 = g0.value_or(Eigen::VectorXd());
   problem.constraint_stiffness = constraint_stiffness.value_or(Eigen::VectorXd());
@@ -140,8 +143,8 @@ void BindProblem(py::module_& m) {
   py::class_<ContactProblem> c(m, "ContactProblem", kProblemDoc);
   c.def(py::init(&MakeProblem), py::kw_only(), py::arg("time_step"), py::arg("M"), py::arg("Jn"), py::arg("Jt"),
         py::arg("p_star"), py::arg("delta0"), py::arg("stiffness"), py::arg("dissipation"), py::arg("friction"),
-        py::arg("v0") = py::none(), py::arg("v_guess") = py::none(), py::arg("Jb") = py::none(),
-        py::arg("g0") = py::none(), py::arg("constraint_stiffness") = py::none(),
+        py::arg("v0") = py::none(), py::arg("v_guess") = py::none(), py::arg("w_guess") = py::none(),
+        py::arg("Jb") = py::none(), py::arg("g0") = py::none(), py::arg("constraint_stiffness") = py::none(),
         py::arg("constraint_damping") = py::none());
   c.def_readwrite("time_step", &ContactProblem::time_step, "h (s), > 0");
   SparseProperty<&ContactProblem::M>(c, "M", "nv x nv mass matrix M0 (scipy.sparse.csc_matrix)");
@@ -157,6 +160,8 @@ void BindProblem(py::module_& m) {
                                                                     "nv or None, start-of-step velocities (m/s)");
   CopyProperty<std::optional<Eigen::VectorXd>, &ContactProblem::v_guess>(c, "v_guess",
                                                                          "nv or None, first Newton iterate (m/s)");
+  CopyProperty<std::optional<Eigen::VectorXd>, &ContactProblem::w_guess>(
+      c, "w_guess", "2nc or None, first friction duals w (ft_i = -mu_i pi_i w_i, |w_i| <= 1)");
   CopyProperty<Eigen::VectorXd, &ContactProblem::g0>(c, "g0", "nb, constraint values at q0 (m or rad)");
   CopyProperty<Eigen::VectorXd, &ContactProblem::constraint_stiffness>(c, "constraint_stiffness", "nb, spring k");
   CopyProperty<Eigen::VectorXd, &ContactProblem::constraint_damping>(c, "constraint_damping", "nb, damper c");

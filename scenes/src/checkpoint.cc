@@ -16,7 +16,7 @@
 namespace tamsi::scenes {
 namespace {
 
-constexpr int kFormatVersion = 2;
+constexpr int kFormatVersion = 3;
 
 /// mjData's arrays a checkpoint holds, with their lengths in `model`.
 struct DataArray {
@@ -130,7 +130,8 @@ std::map<std::string, std::string> PhysicsFingerprint(const Simulator& sim) {
           {"solver.schwarz_threshold", std::to_string(solver.schwarz_threshold)},
           {"solver.schwarz_part_bodies", std::to_string(solver.schwarz_part_bodies)},
           {"solver.schwarz_refactor_tolerance", Text(solver.schwarz_refactor_tolerance)},
-          {"solver.linear_solver", ToString(solver.linear_solver)}};
+          {"solver.linear_solver", ToString(solver.linear_solver)},
+          {"carry_friction_duals", o.carry_friction_duals ? "on" : "off"}};
 }
 
 Checkpoint CaptureCheckpoint(const Simulator& sim, const Scene& scene, long long step) {
@@ -149,6 +150,7 @@ Checkpoint CaptureCheckpoint(const Simulator& sim, const Scene& scene, long long
   }
   if (scene.controller_state) c.controller_state = scene.controller_state->SaveState();
   if (scene.checks) c.checks_state = scene.checks->SaveState();
+  c.friction_duals = sim.SaveFrictionDuals();
   return c;
 }
 
@@ -180,6 +182,11 @@ void RestoreCheckpoint(const Checkpoint& c, Simulator* sim, Scene* scene) {
   }
   if (c.checks_state.empty() != !scene->checks)
     mismatch("checks_state", c.checks_state.empty() ? "none" : "checks", scene->checks ? "checks" : "none");
+  try {
+    FrictionDualCarry().Load(c.friction_duals);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("checkpoint ") + e.what());
+  }
   // Every field checked: now the state changes.
   if (scene->controller_state) scene->controller_state->RestoreState(c.controller_state);
   if (scene->checks) scene->checks->RestoreState(c.checks_state);
@@ -189,6 +196,7 @@ void RestoreCheckpoint(const Checkpoint& c, Simulator* sim, Scene* scene) {
     std::copy(values.begin(), values.end(), array.field(&data));
   }
   data.time = c.time;
+  sim->RestoreFrictionDuals(c.friction_duals);
 }
 
 void WriteCheckpoint(const Checkpoint& c, const std::string& path) {
@@ -202,6 +210,7 @@ void WriteCheckpoint(const Checkpoint& c, const std::string& path) {
   for (const auto& [name, values] : c.data) document["data"][name] = ToJson(values);
   document["controller_state"] = ToJson(c.controller_state);
   document["checks_state"] = ToJson(c.checks_state);
+  document["friction_duals"] = ToJson(c.friction_duals);
   document["output_bytes"] = c.output_bytes;
   document["physics"] = c.physics;
   document["checksum"] = Checksum(document);
@@ -255,6 +264,7 @@ Checkpoint ReadCheckpoint(const std::string& path) {
       c.data[name] = DoublesFromJson(values, "data." + name);
     c.controller_state = DoublesFromJson(Field(document, "controller_state"), "controller_state");
     c.checks_state = DoublesFromJson(Field(document, "checks_state"), "checks_state");
+    c.friction_duals = DoublesFromJson(Field(document, "friction_duals"), "friction_duals");
     c.output_bytes = Field(document, "output_bytes").get<std::map<std::string, long long>>();
     c.physics = Field(document, "physics").get<std::map<std::string, std::string>>();
     if (Field(document, "checksum") != Checksum(document))

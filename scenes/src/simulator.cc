@@ -183,6 +183,7 @@ void Simulator::Reset(int keyframe) {
   ResetState(*model_, data_.get(), keyframe);
   problem_ = ContactProblem();
   result_ = Result();
+  duals_.Forget();
   ResetStatistics();
 }
 
@@ -302,6 +303,7 @@ void Simulator::BuildProblem() {
 StepInfo Simulator::StepTamsi() {
   StepInfo info;
   const auto frontend_start = std::chrono::steady_clock::now();
+  if (!AtState(duals_state_)) duals_.Forget();  // the state was changed since the last step: nothing to carry
   if (controller_) controller_(*model_, data_.get());
   BuildProblem();
   info.time_frontend = Seconds(frontend_start);
@@ -312,6 +314,7 @@ StepInfo Simulator::StepTamsi() {
   if (info.limit_rows > 0) info.max_limit_violation = std::max(0.0, problem_.delta0.tail(info.limit_rows).maxCoeff());
   if (info.equality_rows > 0) info.max_equality_violation = problem_.g0.lpNorm<Eigen::Infinity>();
   v0_ = Eigen::Map<const Eigen::VectorXd>(data_->qvel, model_->nv);
+  CalcFirstDuals();
   delta_start_ = problem_.delta0;
   g_start_ = problem_.g0;
   std::string failure;
@@ -319,6 +322,10 @@ StepInfo Simulator::StepTamsi() {
     const int substeps = 1 << halvings;
     try {
       if (SolveWithSubsteps(substeps, &info)) {
+        if (CarriesFrictionDuals()) {
+          duals_.Remember(builder_.contacts(), result_.vt);
+          GatherState(&duals_state_);
+        }
         info.substeps = substeps;
         return info;
       }
@@ -339,6 +346,46 @@ StepInfo Simulator::StepTamsi() {
   throw StepFailedError(message.str());
 }
 
+void Simulator::GatherState(Eigen::VectorXd* state) const {
+  const mjModel& m = *model_;
+  state->resize(1 + m.nq + m.nv + m.na);
+  (*state)[0] = data_->time;
+  std::copy_n(data_->qpos, m.nq, state->data() + 1);
+  std::copy_n(data_->qvel, m.nv, state->data() + 1 + m.nq);
+  std::copy_n(data_->act, m.na, state->data() + 1 + m.nq + m.nv);
+}
+
+bool Simulator::AtState(const Eigen::VectorXd& state) const {
+  const mjModel& m = *model_;
+  if (state.size() != 1 + m.nq + m.nv + m.na || state[0] != data_->time) return false;
+  const double* x = state.data() + 1;
+  return std::equal(x, x + m.nq, data_->qpos) && std::equal(x + m.nq, x + m.nq + m.nv, data_->qvel) &&
+         std::equal(x + m.nq + m.nv, x + m.nq + m.nv + m.na, data_->act);
+}
+
+std::vector<double> Simulator::SaveFrictionDuals() const {
+  return AtState(duals_state_) ? duals_.Save() : std::vector<double>();
+}
+
+void Simulator::RestoreFrictionDuals(const std::vector<double>& record) {
+  duals_.Load(record);
+  GatherState(&duals_state_);
+}
+
+bool Simulator::CarriesFrictionDuals() const {
+  return options_.carry_friction_duals && options_.solver.friction_newton == FrictionNewton::kPrimalDual;
+}
+
+void Simulator::CalcFirstDuals() {
+  if (!CarriesFrictionDuals()) {
+    problem_.w_guess.reset();
+    return;
+  }
+  if (!problem_.w_guess) problem_.w_guess.emplace();  // kept engaged: its storage serves every step
+  vt_guess_.noalias() = problem_.Jt * v0_;
+  duals_.Carry(builder_.contacts(), vt_guess_, options_.solver.stiction_tolerance, &w_start_);
+}
+
 bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
   const int nv = model_->nv;
   const double h = time_step_ / substeps;
@@ -349,6 +396,7 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
   problem_.g0 = g_start_;
   substep_failure_.clear();
   info->iterations = 0;
+  if (problem_.w_guess) *problem_.w_guess = w_start_;
   const Eigen::VectorXd& tau = builder_.generalized_forces();
   const Eigen::VectorXd& damping = builder_.implicit_damping();
   for (int s = 0; s < substeps; ++s) {
@@ -379,6 +427,7 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
       return false;
     }
     v_work_ = result_.v;
+    if (problem_.w_guess) FrictionDuals(result_.vt, options_.solver.stiction_tolerance, &*problem_.w_guess);
     problem_.delta0 -= h * result_.vn;  // limits included: they are contacts
     if (problem_.num_constraints() > 0) problem_.g0 += h * (problem_.Jb * v_work_);
     mj_integratePos(model_.get(), q_work_.data(), v_work_.data(), h);

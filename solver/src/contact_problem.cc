@@ -101,6 +101,15 @@ void ContactProblem::Validate() const {
   CheckVector("constraint_damping", constraint_damping, nb, true);
   if (v0) CheckVector("v0", *v0, nv, false);
   if (v_guess) CheckVector("v_guess", *v_guess, nv, false);
+  if (w_guess) {
+    CheckVector("w_guess", *w_guess, 2 * nc, false);
+    for (Eigen::Index i = 0; i < nc; ++i) {
+      if (!(w_guess->segment<2>(2 * i).norm() <= 1.0 + 1e-12)) {
+        throw std::invalid_argument("ContactProblem.w_guess: contact " + std::to_string(i) +
+                                    " has norm > 1 (the friction duals lie in the unit disk)");
+      }
+    }
+  }
 }
 
 }  // namespace tamsi

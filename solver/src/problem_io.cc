@@ -135,6 +135,7 @@ std::string ProblemToJson(const ContactProblem& p) {
               {"friction", VectorToJson(p.friction)}};
   if (p.v0) doc["v0"] = VectorToJson(*p.v0);
   if (p.v_guess) doc["v_guess"] = VectorToJson(*p.v_guess);
+  if (p.w_guess) doc["w_guess"] = VectorToJson(*p.w_guess);
   if (p.num_constraints() > 0) {
     doc["nb"] = p.num_constraints();
     doc["Jb"] = MatrixToJson(p.Jb);
@@ -168,6 +169,7 @@ ContactProblem ProblemFromJson(const std::string& text) {
   p.Jt = MatrixFromJson(doc, "Jt", 2 * nc, nv);  // 2 nc ≤ 2 kMaxProblemSize fits an int
   if (doc.contains("v0")) p.v0 = VectorFromJson(doc, "v0", nv);
   if (doc.contains("v_guess")) p.v_guess = VectorFromJson(doc, "v_guess", nv);
+  if (doc.contains("w_guess")) p.w_guess = VectorFromJson(doc, "w_guess", 2 * nc);
   if (doc.contains("nb")) {
     const int nb = DeclaredSize(doc, "nb");
     p.g0 = VectorFromJson(doc, "g0", nb);

@@ -77,8 +77,8 @@ struct TamsiSolver::Impl {
   /// the factorization of M. False when that solve fails.
   bool CalcInitialIterate(const ContactProblem& problem, Summary* s);
   /// Starts every island in the phase Options::friction_newton asks for, flags its contacts' sliding blocks, and
-  /// starts the duals at the first iterate: wᵢ = vtᵢ/max(v_s, ‖vtᵢ‖).
-  void StartIslands(const Options& o);
+  /// starts the duals at the caller's ContactProblem::w_guess, else at the first iterate: wᵢ = vtᵢ/max(v_s, ‖vtᵢ‖).
+  void StartIslands(const ContactProblem& problem, const Options& o);
   /// Moves each active island's phase on (IslandNewton::UpdatePhase) and flags its contacts' sliding blocks; counts
   /// primal–dual fallbacks in `s`; returns the islands in the secant phase.
   int UpdatePhases(const Options& o, Summary* s);
@@ -204,7 +204,7 @@ bool TamsiSolver::Impl::CalcInitialIterate(const ContactProblem& problem, Summar
   return ok;
 }
 
-void TamsiSolver::Impl::StartIslands(const Options& o) {
+void TamsiSolver::Impl::StartIslands(const ContactProblem& problem, const Options& o) {
   // Every contact, those that touch no velocity (in no island, a zero row of Jn and Jt) included.
   const int nc = system->contact_jacobian().num_contacts();
   sliding_block.assign(nc, kernels::SlidingBlock{});
@@ -213,8 +213,12 @@ void TamsiSolver::Impl::StartIslands(const Options& o) {
     for (int c = partition.contact_ptr[k]; c < partition.contact_ptr[k + 1]; ++c)
       sliding_block[partition.contacts[c]] = islands[k].sliding_block();
   }
+  system->contact_jacobian().Multiply(budget, v, &dvn, &dvt);  // also sizes dvn, dvt for the iterations
+  if (problem.w_guess) {
+    dual = *problem.w_guess;
+    return;
+  }
   dual.resize(2 * nc);
-  system->contact_jacobian().Multiply(budget, v, &dvn, &dvt);
   for (int i = 0; i < nc; ++i)
     dual.segment<2>(2 * i) = dvt.segment<2>(2 * i) / std::max(o.stiction_tolerance, dvt.segment<2>(2 * i).norm());
 }
@@ -321,7 +325,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   if (problem.num_velocities() == 0) return w.Finish(Status::kSuccess, start, o, result);
 
   w.dv.resize(problem.num_velocities());
-  w.StartIslands(o);
+  w.StartIslands(problem, o);
   // The symmetric part is assembled only where an island will factor it (dense islands are factored exactly).
   const bool symmetric_preconditioner =
       o.coupling == Coupling::kTwoWay && o.newton_solve == NewtonSolve::kSymmetricPreconditioner &&

@@ -22,6 +22,7 @@ bool SameMatrix(const SparseMatrix& a, const SparseMatrix& b) {
 TEST(ProblemIo, RoundTripIsExactAndReplaysToTheSameSolution) {
   ContactProblem problem = testing::RandomProblem(30, 8, 21);
   problem.v0 = Eigen::VectorXd::LinSpaced(30, -1.0 / 3, 1.0 / 7);
+  problem.w_guess = Eigen::VectorXd::LinSpaced(16, -0.7, 1.0 / 3);
   const std::string path = ::testing::TempDir() + "/problem.json";
   WriteProblem(problem, path);
   const ContactProblem replayed = ReadProblem(path);
@@ -37,6 +38,7 @@ TEST(ProblemIo, RoundTripIsExactAndReplaysToTheSameSolution) {
   EXPECT_EQ(replayed.friction, problem.friction);
   EXPECT_EQ(*replayed.v0, *problem.v0);
   EXPECT_EQ(*replayed.v_guess, *problem.v_guess);
+  EXPECT_EQ(*replayed.w_guess, *problem.w_guess);
   TamsiSolver solver;
   Result a, b;
   ASSERT_EQ(solver.Solve(problem, &a), Status::kSuccess);
@@ -57,6 +59,7 @@ TEST(ProblemIo, OptionalFieldsMayBeAbsent) {
   const ContactProblem replayed = ProblemFromJson(ProblemToJson(problem));
   EXPECT_FALSE(replayed.v_guess.has_value());
   EXPECT_FALSE(replayed.v0.has_value());
+  EXPECT_FALSE(replayed.w_guess.has_value());
 }
 
 TEST(ProblemIo, MalformedDocumentsNameTheField) {

@@ -225,6 +225,36 @@ TEST(TamsiSolver, ConvergesToTheTolerance) {
   EXPECT_EQ(result.summary.alpha.size(), static_cast<size_t>(result.summary.iterations));
 }
 
+// The friction duals' first values (ContactProblem::w_guess) steer the primal–dual iterates, not the solution: from
+// the same first v, the solution's own duals and the same duals reversed each reach the cold start's v (within the
+// convergence tolerance, 1e-2 v_s on each update) along other iterates, the right duals in fewer iterations.
+TEST(TamsiSolver, FrictionDualGuessChangesTheIteratesNotTheSolution) {
+  ContactProblem problem = RandomProblem(40, 30, 5);
+  TamsiSolver solver;
+  const double v_s = solver.options().stiction_tolerance;
+  Result cold;
+  ASSERT_EQ(solver.Solve(problem, &cold), Status::kSuccess);
+  int sliding = 0;
+  Eigen::VectorXd w(2 * problem.num_contacts());
+  for (int i = 0; i < problem.num_contacts(); ++i) {
+    const Eigen::Vector2d vt = cold.vt.segment<2>(2 * i);
+    sliding += vt.norm() > v_s;
+    w.segment<2>(2 * i) = vt / std::max(v_s, vt.norm());
+  }
+  ASSERT_GT(sliding, 0);
+  int iterations[2];
+  for (const int reversed : {0, 1}) {
+    problem.w_guess = reversed ? Eigen::VectorXd(-w) : w;
+    Result guessed;
+    ASSERT_EQ(solver.Solve(problem, &guessed), Status::kSuccess);
+    iterations[reversed] = guessed.summary.iterations;
+    EXPECT_NE(guessed.v, cold.v) << "w_guess was not read";
+    EXPECT_LT((guessed.v - cold.v).lpNorm<Eigen::Infinity>(), 1e-6);
+  }
+  // Here: 4 iterations from the solution's duals, 5 cold, 6 from the reversed duals.
+  EXPECT_LT(iterations[0], iterations[1]);
+}
+
 TEST(TamsiSolver, NormalVelocityChangesAloneKeepNewtonIterating) {
   // Frictionless contact: the tangential update is zero from the start, the normal one is not.
   ContactProblem problem = RandomProblem(20, 5, 11);
@@ -414,6 +444,8 @@ TEST(ContactProblem, InvalidFieldsAreNamed) {
   expect_error([](ContactProblem& p) { p.dissipation[1] = -0.1; }, "dissipation");
   expect_error([](ContactProblem& p) { p.friction[0] = -0.5; }, "friction");
   expect_error([](ContactProblem& p) { p.v_guess->resize(2); }, "v_guess");
+  expect_error([](ContactProblem& p) { p.w_guess = Eigen::VectorXd::Zero(3); }, "w_guess");
+  expect_error([](ContactProblem& p) { p.w_guess = Eigen::VectorXd::Constant(4, 0.8); }, "w_guess");  // ‖wᵢ‖ > 1
   expect_error([](ContactProblem& p) { p.v0 = Eigen::VectorXd::Constant(6, NAN); }, "v0");
 }
 

@@ -51,6 +51,11 @@ struct ContactProblem {
   std::optional<Eigen::VectorXd> v0;
   /// Optional initial Newton iterate (nv, m/s). Without it Newton starts from v* = M0⁻¹ p*.
   std::optional<Eigen::VectorXd> v_guess;
+  /// Optional initial friction duals w (2nc, dimensionless, ‖wᵢ‖ ≤ 1, in contact i's (t₁, t₂) frame: ftᵢ = −μᵢ πᵢ wᵢ)
+  /// for Options::friction_newton = kPrimalDual, e.g. the previous step's solution carried over to the same contacts:
+  /// wᵢ = vtᵢ/max(v_s, ‖vtᵢ‖) there. Without it the duals start at the first iterate, wᵢ = vtᵢ/max(v_s, ‖vtᵢ‖) with
+  /// vt = Jt v_guess. The guess changes the iterates only, not the solution. Ignored by kTangent.
+  std::optional<Eigen::VectorXd> w_guess;
 
   /// Bilateral compliant constraints, nb rows (nb = 0 when Jb is empty): constraint functions g(q) (m or rad, zero
   /// when satisfied) linearized at q0 with the first-order estimate of eq. 19, g ≈ g0 + h Jb v, each with a linear

@@ -35,6 +35,8 @@ struct Checkpoint {
   std::map<std::string, std::vector<double>> data;
   /// Scene::controller_state and Scene::checks (Checkpointable::SaveState); empty for scenes without them.
   std::vector<double> controller_state, checks_state;
+  /// The friction duals the next step carries over (Simulator::SaveFrictionDuals; empty when none).
+  std::vector<double> friction_duals;
   /// The run's output files and their lengths (bytes) at this step, so that a resumed run cuts what a killed run
   /// wrote after it and continues them.
   std::map<std::string, long long> output_bytes;

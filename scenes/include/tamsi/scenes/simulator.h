@@ -6,6 +6,7 @@
 
 #include <mujoco/mujoco.h>
 #include <tamsi/contact_problem.h>
+#include <tamsi/scenes/friction_duals.h>
 #include <tamsi/scenes/mujoco_frontend.h>
 #include <tamsi/scenes/mujoco_model.h>
 #include <tamsi/tamsi_solver.h>
@@ -49,6 +50,10 @@ struct SimulatorOptions {
   /// For Engine::kTamsi: the front end's narrow phase of sphere–cylinder and plane–mesh pairs. MuJoCo's engine keeps
   /// its own.
   NarrowPhase narrow_phase{NarrowPhase::kAnalytic};
+  /// For Engine::kTamsi with FrictionNewton::kPrimalDual: start each step's friction duals from the previous step's
+  /// solution on the contacts that persist (FrictionDualCarry; ContactProblem::w_guess), else from the first iterate.
+  /// The solution is the same either way, to the solver's tolerance.
+  bool carry_friction_duals{true};
 };
 
 /// What one step did.
@@ -164,6 +169,14 @@ class Simulator {
   /// non-finite entry.
   void Reset(int keyframe);
 
+  /// The friction duals that the next TAMSI step would carry over (FrictionDualCarry::Save; empty when it would carry
+  /// none: before the first step, after a reset, or when the state was changed since the last step). For
+  /// checkpoints, so that a resumed run takes bitwise the steps of the uninterrupted one.
+  std::vector<double> SaveFrictionDuals() const;
+  /// Restores SaveFrictionDuals' record as the duals of the current state (put back first). Throws
+  /// std::invalid_argument when its size is not a whole number of contacts (FrictionDualCarry::Load).
+  void RestoreFrictionDuals(const std::vector<double>& record);
+
   /// Called at the end of every Step() with the simulator (its state, and the step's contacts and forces).
   using StepObserver = std::function<void(const Simulator&)>;
   void set_step_observer(StepObserver observer) { observer_ = std::move(observer); }
@@ -205,6 +218,13 @@ class Simulator {
   StepInfo MujocoStepInfo(double constraint_before, double total) const;
   StepInfo StepMujoco();
   void BuildProblem();
+  /// Whether steps carry friction duals (SimulatorOptions::carry_friction_duals with FrictionNewton::kPrimalDual).
+  bool CarriesFrictionDuals() const;
+  /// The step's first friction duals (w_start_), carried from the last step where it left the current state.
+  void CalcFirstDuals();
+  /// The state that a step starts from (time, qpos, qvel, act), into `state`; and whether mjData holds `state`.
+  void GatherState(Eigen::VectorXd* state) const;
+  bool AtState(const Eigen::VectorXd& state) const;
   bool SolveWithSubsteps(int substeps, StepInfo* info);
   /// Actuator activations (filter, integrator, muscle dynamics): act += h act_dot, explicit Euler over the step as
   /// MuJoCo's own integrators take it, with act_dot from the step's start (the front end's mj_fwdActuation);
@@ -225,6 +245,9 @@ class Simulator {
   TamsiSolver solver_;
   ContactProblem problem_;
   Result result_;
+  FrictionDualCarry duals_;  // the last TAMSI step's contacts and friction, valid at duals_state_
+  Eigen::VectorXd duals_state_;
+  Eigen::VectorXd w_start_, vt_guess_;  // the step's first duals; Jt v0 for the contacts without a carried dual
   Eigen::VectorXd v0_, delta_start_, g_start_, v_work_, q_work_;
   std::string substep_failure_;  // why SolveWithSubsteps last returned false, when not the solver's status
   RunStatistics stats_;
