@@ -208,6 +208,7 @@ void BindOptions(py::module_& m) {
   o.def_readwrite("friction_newton", &Options::friction_newton);
   o.def_readwrite("primal_dual_max_alpha", &Options::primal_dual_max_alpha);
   o.def_readwrite("primal_dual_stall_iterations", &Options::primal_dual_stall_iterations);
+  o.def_readwrite("primal_dual_max_non_descent", &Options::primal_dual_max_non_descent);
   o.def_readwrite("use_islands", &Options::use_islands);
   o.def_readwrite("linear_solver", &Options::linear_solver);
   o.def_readwrite("newton_solve", &Options::newton_solve);

@@ -29,13 +29,15 @@ void IslandNewton::Start(const Options& o) {
   message_.clear();  // an earlier solve's failure is not this one's
   phase_ = o.friction_newton == FrictionNewton::kPrimalDual ? Phase::kPrimalDual : Phase::kNewton;
   phase_iterations_ = 0;
+  non_descent_ = 0;
 }
 
 bool IslandNewton::UpdatePhase(const Options& o) {
   const Phase before = phase_;
   const double exit = o.secant_exit_factor * o.stiction_tolerance;
   if (phase_ == Phase::kPrimalDual) {
-    if (phase_iterations_ >= o.primal_dual_stall_iterations) phase_ = Phase::kNewton;
+    if (phase_iterations_ >= o.primal_dual_stall_iterations || non_descent_ >= o.primal_dual_max_non_descent)
+      phase_ = Phase::kNewton;
   } else if (o.secant_safeguard) {
     if (phase_ == Phase::kNewton && record_.alpha < o.secant_entry_alpha && record_.vt_residual > exit)
       phase_ = Phase::kSecant;
@@ -253,6 +255,7 @@ void IslandNewton::CalcStepLength(const IslandIterationData& data) {
     record_.alpha = exact(o.primal_dual_max_alpha, LineSearchSlope::kResidual);
     record_.tals_fallback = record_.alpha <= 0.0;
     if (record_.tals_fallback) tals();
+    non_descent_ += record_.tals_fallback;
     return;
   }
   if (o.line_search == LineSearch::kTals) tals();

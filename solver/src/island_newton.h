@@ -69,9 +69,9 @@ class IslandNewton {
 
   /// Starts a new solve: not done, in the primal–dual or the Newton phase (Options::friction_newton).
   void Start(const Options& options);
-  /// Moves the phase on from the iterations so far: a stalled primal–dual iteration falls back to Newton
-  /// (Options::primal_dual_stall_iterations); the secant safeguard (Options::secant_safeguard) acts on the last
-  /// iteration's α and ‖Δvt‖. True when the phase changed.
+  /// Moves the phase on from the iterations so far: a stalled or cycling primal–dual iteration falls back to Newton
+  /// (Options::primal_dual_stall_iterations, primal_dual_max_non_descent); the secant safeguard
+  /// (Options::secant_safeguard) acts on the last iteration's α and ‖Δvt‖. True when the phase changed.
   bool UpdatePhase(const Options& options);
   /// How the island's sliding contacts' blocks are formed in its current phase.
   kernels::SlidingBlock sliding_block() const;
@@ -130,6 +130,7 @@ class IslandNewton {
   bool done_{false};
   Phase phase_{Phase::kNewton};
   int phase_iterations_{0};  // iterations in the current phase
+  int non_descent_{0};       // primal–dual directions that were not descent directions (TALS fallbacks)
   Status status_{Status::kMaxIterationsReached};
   std::string message_;
   // The island's view of the Newton system (local indices), and its part of the direction.

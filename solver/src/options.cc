@@ -114,6 +114,8 @@ bool Options::IsValid(std::string* error) const {
     os << "Options.primal_dual_max_alpha: must be finite and ≥ 1, got " << primal_dual_max_alpha;
   } else if (primal_dual_stall_iterations < 1) {
     os << "Options.primal_dual_stall_iterations: must be ≥ 1, got " << primal_dual_stall_iterations;
+  } else if (primal_dual_max_non_descent < 1) {
+    os << "Options.primal_dual_max_non_descent: must be ≥ 1, got " << primal_dual_max_non_descent;
   } else if (!(krylov_tolerance > 0.0 && krylov_tolerance < 1.0)) {
     os << "Options.krylov_tolerance: must be in (0, 1), got " << krylov_tolerance;
   } else if (max_krylov_iterations < 1) {

@@ -255,6 +255,36 @@ TEST(TamsiSolver, FrictionDualGuessChangesTheIteratesNotTheSolution) {
   EXPECT_LT(iterations[0], iterations[1]);
 }
 
+// A light body sliding fast (10 g, μ = 1) on a stiff, dissipative contact: the normal force's pull on the friction
+// (the two-way W_tn term, h μ |dπ/dvn| ≈ 4 m here) makes the primal–dual iteration's first direction from this guess
+// no descent direction of the step's slope, so TALS sets α. Counted toward primal_dual_max_non_descent: with 1 the
+// island falls back to the paper's iteration at once (counted as a primal–dual fallback), with 100 it does not, and
+// both reach the same v.
+TEST(TamsiSolver, NonDescentPrimalDualDirectionsFallBackToTheTangentIteration) {
+  testing::PointMass body;
+  body.mass = 0.01;
+  body.stiffness = 3e3;
+  body.dissipation = 10;
+  body.friction = 1.0;
+  body.time_step = 2e-3;
+  body.z = -1e-3;
+  body.v = Eigen::Vector3d(0.5, 0.0, 0.0);
+  ContactProblem problem = body.Problem(Eigen::Vector3d(0, 0, -9.81 * body.mass));
+  problem.v_guess = Eigen::VectorXd(Eigen::Vector3d(0.05, 0.0, -0.1));
+  Result results[2];
+  for (const int limit : {1, 100}) {
+    Options options;
+    options.primal_dual_max_non_descent = limit;
+    Result& result = results[limit == 100];
+    ASSERT_EQ(TamsiSolver(options).Solve(problem, &result), Status::kSuccess);
+    ASSERT_FALSE(result.summary.tals_fallbacks.empty());
+    EXPECT_EQ(result.summary.tals_fallbacks[0], 1) << "the first direction is a descent direction: no test";
+    EXPECT_EQ(result.summary.counters.primal_dual_fallbacks, limit == 1 ? 1 : 0);
+  }
+  EXPECT_LT((results[0].v - results[1].v).lpNorm<Eigen::Infinity>(), 1e-5);
+  EXPECT_NE(results[0].v, results[1].v);  // different iterates
+}
+
 TEST(TamsiSolver, NormalVelocityChangesAloneKeepNewtonIterating) {
   // Frictionless contact: the tangential update is zero from the start, the normal one is not.
   ContactProblem problem = RandomProblem(20, 5, 11);
@@ -503,6 +533,9 @@ TEST(Options, InvalidFieldsAreNamed) {
   expect_error([](Options& o) { o.max_angle = 4; }, "max_angle");
   expect_error([](Options& o) { o.secant_entry_alpha = 0; }, "secant_entry_alpha");
   expect_error([](Options& o) { o.secant_exit_factor = 0.5; }, "secant_exit_factor");
+  expect_error([](Options& o) { o.primal_dual_max_alpha = 0.5; }, "primal_dual_max_alpha");
+  expect_error([](Options& o) { o.primal_dual_stall_iterations = 0; }, "primal_dual_stall_iterations");
+  expect_error([](Options& o) { o.primal_dual_max_non_descent = 0; }, "primal_dual_max_non_descent");
   expect_error([](Options& o) { o.linear_solver = LinearSolverType::kCholmod; }, "linear_solver");
   expect_error([](Options& o) { o.schwarz_threshold = 0; }, "schwarz_threshold");
   expect_error([](Options& o) { o.schwarz_part_bodies = 0; }, "schwarz_part_bodies");

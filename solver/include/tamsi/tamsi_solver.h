@@ -59,8 +59,9 @@ enum class FrictionNewton {
   /// the solution w = v̂, so the converged v and the final quadratic rate are Newton's. After each solve for Δv, every
   /// contact's w is updated from the full step (kernels::UpdatePrimalDual); with LineSearch::kExact the step length is
   /// the exact line search alone over (0, primal_dual_max_alpha], TALS where Δv is not a descent direction (kTals and
-  /// kNone act as for kTangent); no secant phase. An island still iterating after primal_dual_stall_iterations falls
-  /// back to kTangent from its current iterate (Summary::primal_dual_fallbacks). Settled piles: about half the paper's
+  /// kNone act as for kTangent); no secant phase. An island still iterating after primal_dual_stall_iterations, or
+  /// cycling (primal_dual_max_non_descent), falls back to kTangent from its current iterate
+  /// (Summary::primal_dual_fallbacks). Settled piles: about half the paper's
   /// iterations.
   kPrimalDual,
 };
@@ -184,6 +185,13 @@ struct Options {
   double primal_dual_max_alpha{1.0};
   /// Primal–dual: iterations after which an island that has not converged falls back to kTangent, ≥ 1.
   int primal_dual_stall_iterations{40};
+  /// Primal–dual: Newton directions that are not descent directions of the step's slope (Δvᵀr(v) ≥ 0, so that TALS
+  /// set α) after which an island falls back to kTangent from its current iterate, ≥ 1. Such a direction marks a
+  /// cycle: on the settled N = 500 pile's eighth step the primal–dual iteration repeated a 7-iteration orbit (six
+  /// full steps whose ‖Δvt‖ grows from 1.3 v_s to 110 v_s, then one non-descent direction cut by TALS) until the
+  /// stall limit, 62 iterations in all; falling back at the second such direction takes 26 (bench/README, "A
+  /// primal–dual cycle").
+  int primal_dual_max_non_descent{2};
   /// Solve each island (connected component of the Newton matrix's graph: velocities coupled through M or a shared
   /// contact) with its own factorization, TALS α and convergence test, islands in parallel. Off: one Newton
   /// iteration over the whole system with a global α (the paper's formulation). Both meet the same tolerance.
@@ -239,7 +247,7 @@ struct SolveCounters {
   /// Newton iterations in which any island's Newton matrix had secant friction blocks (0: the paper's Newton
   /// iteration throughout).
   long long secant_iterations{0};
-  /// Islands whose primal–dual iteration stalled and fell back to the paper's (FrictionNewton::kPrimalDual).
+  /// Islands whose primal–dual iteration stalled or cycled and fell back to the paper's (FrictionNewton::kPrimalDual).
   long long primal_dual_fallbacks{0};
   /// Symbolic analyses done, summed over islands: 0 when the Newton matrix had the pattern of the previous solve, even
   /// with other contacts (the same pairs of bodies touching), whose islands and analyses are kept.
