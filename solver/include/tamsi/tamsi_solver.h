@@ -188,7 +188,7 @@ struct Options {
   /// Primal–dual: Newton directions that are not descent directions of the step's slope (Δvᵀr(v) ≥ 0, so that TALS
   /// set α) after which an island falls back to kTangent from its current iterate, ≥ 1. Such a direction marks a
   /// cycle: on the settled N = 500 pile's eighth step the primal–dual iteration repeated a 7-iteration orbit (six
-  /// full steps whose ‖Δvt‖ grows from 1.3 v_s to 110 v_s, then one non-descent direction cut by TALS) until the
+  /// full steps whose ‖Δvt‖ grows from 1.3 v_s to 42 v_s, then one non-descent direction cut by TALS) until the
   /// stall limit, 62 iterations in all; falling back at the second such direction takes 26 (bench/README, "A
   /// primal–dual cycle").
   int primal_dual_max_non_descent{2};
