@@ -75,6 +75,10 @@ void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, co
   });
 }
 
+Eigen::Vector2d PrimalDualAt(const Eigen::Vector2d& vt, double stiction_tolerance) {
+  return vt / std::max(stiction_tolerance, vt.norm());
+}
+
 Eigen::Vector2d UpdatePrimalDual(const Eigen::Vector2d& vt, const Eigen::Vector2d& dvt, const Eigen::Vector2d& w,
                                  double stiction_tolerance) {
   const double speed = vt.norm();

@@ -1,3 +1,4 @@
+#include <tamsi/kernels/contact_kernels.h>
 #include <tamsi/scenes/friction_duals.h>
 
 #include <algorithm>
@@ -6,18 +7,11 @@
 #include <string>
 
 namespace tamsi::scenes {
-namespace {
-
-Eigen::Vector2d Dual(const Eigen::Vector2d& vt, double stiction_tolerance) {
-  return vt / std::max(stiction_tolerance, vt.norm());
-}
-
-}  // namespace
 
 void FrictionDuals(const Eigen::VectorXd& vt, double stiction_tolerance, Eigen::VectorXd* w) {
   w->resize(vt.size());
   for (Eigen::Index i = 0; 2 * i < vt.size(); ++i)
-    w->segment<2>(2 * i) = Dual(vt.segment<2>(2 * i), stiction_tolerance);
+    w->segment<2>(2 * i) = kernels::PrimalDualAt(vt.segment<2>(2 * i), stiction_tolerance);
 }
 
 std::uint64_t FrictionDualCarry::PairKey(int geom1, int geom2) {
@@ -29,8 +23,8 @@ void FrictionDualCarry::Forget() {
   by_pair_.clear();
 }
 
-void FrictionDualCarry::Add(int geom1, int geom2, const Remembered& contact) {
-  by_pair_.emplace_back(PairKey(geom1, geom2), static_cast<int>(previous_.size()));
+void FrictionDualCarry::Add(const Remembered& contact) {
+  by_pair_.emplace_back(PairKey(contact.geom1, contact.geom2), static_cast<int>(previous_.size()));
   previous_.push_back(contact);
 }
 
@@ -39,7 +33,7 @@ void FrictionDualCarry::Remember(const std::vector<ContactInfo>& contacts, const
   for (size_t i = 0; i < contacts.size(); ++i) {
     const ContactInfo& c = contacts[i];
     if (c.kind == ContactInfo::Kind::kGeoms)
-      Add(c.geom1, c.geom2, {c.geom1, c.geom2, c.position, c.tangent1, c.tangent2, vt.segment<2>(2 * i)});
+      Add({c.geom1, c.geom2, c.position, c.tangent1, c.tangent2, vt.segment<2>(2 * i)});
   }
   std::sort(by_pair_.begin(), by_pair_.end());
 }
@@ -64,10 +58,8 @@ void FrictionDualCarry::Load(const std::vector<double>& record) {
   Forget();
   for (size_t k = 0; k < record.size(); k += kRecordSize) {
     const double* x = record.data() + k;
-    const int geom1 = static_cast<int>(x[0]), geom2 = static_cast<int>(x[1]);
-    Add(geom1, geom2,
-        {geom1, geom2, Eigen::Vector3d(x + 2), Eigen::Vector3d(x + 5), Eigen::Vector3d(x + 8),
-         Eigen::Vector2d(x + 11)});
+    Add({static_cast<int>(x[0]), static_cast<int>(x[1]), Eigen::Vector3d(x + 2), Eigen::Vector3d(x + 5),
+         Eigen::Vector3d(x + 8), Eigen::Vector2d(x + 11)});
   }
   std::sort(by_pair_.begin(), by_pair_.end());
 }
@@ -92,10 +84,10 @@ void FrictionDualCarry::Carry(const std::vector<ContactInfo>& contacts, const Ei
       }
     }
     if (nearest == nullptr) {
-      w->segment<2>(2 * i) = Dual(vt_guess.segment<2>(2 * i), stiction_tolerance);
+      w->segment<2>(2 * i) = kernels::PrimalDualAt(vt_guess.segment<2>(2 * i), stiction_tolerance);
       continue;
     }
-    const Eigen::Vector2d dual = Dual(nearest->vt, stiction_tolerance);
+    const Eigen::Vector2d dual = kernels::PrimalDualAt(nearest->vt, stiction_tolerance);
     const Eigen::Vector3d world = dual[0] * nearest->tangent1 + dual[1] * nearest->tangent2;
     Eigen::Vector2d carried(c.tangent1.dot(world), c.tangent2.dot(world));
     if (carried.norm() > 1.0) carried.normalize();

@@ -220,7 +220,7 @@ void TamsiSolver::Impl::StartIslands(const ContactProblem& problem, const Option
   }
   dual.resize(2 * nc);
   for (int i = 0; i < nc; ++i)
-    dual.segment<2>(2 * i) = dvt.segment<2>(2 * i) / std::max(o.stiction_tolerance, dvt.segment<2>(2 * i).norm());
+    dual.segment<2>(2 * i) = kernels::PrimalDualAt(dvt.segment<2>(2 * i), o.stiction_tolerance);
 }
 
 int TamsiSolver::Impl::UpdatePhases(const Options& o, Summary* s) {

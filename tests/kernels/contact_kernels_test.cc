@@ -182,6 +182,16 @@ TEST(CalcContactForces, PrimalDualBlocksAreTheTangentAtTheSolutionAndStiffAlongA
   }
 }
 
+// The dual at a velocity: vt/v_s in stiction, the slip direction v̂ when sliding; the update's fixed point there.
+TEST(PrimalDualAt, StictionScaledAndSlipDirection) {
+  const Eigen::Vector2d stick(0.3 * kVs, -0.4 * kVs), slide(0.03, -0.04);
+  EXPECT_LT((PrimalDualAt(stick, kVs) - Eigen::Vector2d(0.3, -0.4)).norm(), 1e-15);
+  EXPECT_LT((PrimalDualAt(slide, kVs) - slide.normalized()).norm(), 1e-15);
+  EXPECT_LT(
+      (UpdatePrimalDual(slide, Eigen::Vector2d::Zero(), PrimalDualAt(slide, kVs), kVs) - slide.normalized()).norm(),
+      1e-15);
+}
+
 // The dual update: a fixed point at the solution (w = v̂, Δvt = 0); from stiction w = (vt + Δvt)/v_s projected onto
 // the unit disk; from sliding with w = v̂ the first-order change of the slip direction, (I − v̂v̂ᵀ)Δvt/‖vt‖.
 TEST(UpdatePrimalDual, FixedPointProjectionAndLinearizedDirection) {

@@ -81,6 +81,10 @@ void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, co
                        Eigen::VectorXd* pi, Eigen::VectorXd* ft, Eigen::VectorXd* blocks,
                        const SlidingBlock* sliding_block = nullptr, const Eigen::VectorXd* dual = nullptr);
 
+/// One contact's primal–dual dual at tangential velocity vt (m/s): w = vt/max(v_s, ‖vt‖), its value at a solution
+/// and the iteration's first value (FrictionNewton::kPrimalDual).
+Eigen::Vector2d PrimalDualAt(const Eigen::Vector2d& vt, double stiction_tolerance);
+
 /// The primal–dual update of one contact's dual w (SlidingBlock::kPrimalDual) from the full Newton step Δvt (not
 /// scaled by the line search's α) at vt: with m = max(v_s, ‖vt‖), ŵ = (vt + Δvt − [‖vt‖ > v_s] w (v̂·Δvt))/m, the
 /// linearization of w m(vt) = vt, projected onto the unit disk: w ← ŵ / max(1, ‖ŵ‖).

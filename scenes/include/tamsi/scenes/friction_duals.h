@@ -25,7 +25,6 @@ class FrictionDualCarry {
   void Remember(const std::vector<ContactInfo>& contacts, const Eigen::VectorXd& vt);
   /// Forgets the remembered step (a reset, or a state changed from outside).
   void Forget();
-  bool empty() const { return previous_.empty(); }
 
   /// The first duals of the next step's `contacts` (2nc into `w`). A geom contact takes the dual of the remembered
   /// contact of the same geom pair nearest to it, turned from that contact's tangent frame into its own (a vector in
@@ -48,7 +47,7 @@ class FrictionDualCarry {
   };
   static constexpr int kRecordSize = 13;  // Save's numbers per contact
   static std::uint64_t PairKey(int geom1, int geom2);
-  void Add(int geom1, int geom2, const Remembered& contact);
+  void Add(const Remembered& contact);
   std::vector<Remembered> previous_;
   std::vector<std::pair<std::uint64_t, int>> by_pair_;  // (PairKey, index into previous_), sorted
 };
