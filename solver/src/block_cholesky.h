@@ -1,7 +1,8 @@
 #pragma once
 /// @file
 /// Internal: a sparse Cholesky factorization whose unit is a block of consecutive columns with one pattern (a
-/// body's velocities), for the many small SPD blocks of the Schwarz preconditioner.
+/// body's velocities), for the symmetric preconditioner's S and the many small SPD blocks of the Schwarz
+/// preconditioner.
 
 #include <memory>
 
@@ -11,12 +12,16 @@ namespace tamsi::internal {
 
 /// Block sparse Cholesky LLᵀ of an SPD matrix (both triangles stored). Consecutive columns with the same row
 /// pattern form one block (a free body's 6 velocities); the blocks are ordered by AMD on the block graph, chains of
-/// blocks with nested patterns are merged into supernodes of up to 64 columns, and those are factored one by one
-/// (right-looking, in double precision), each panel holding its dense diagonal block and the dense blocks below it,
-/// column-major, so that updates are dense products of rank the supernode's width. Solves run in single precision on
-/// a float copy of L (a preconditioner's accuracy, half the memory traffic), to a relative error of ~1e-6 on
-/// well-conditioned blocks. Measured against SuiteSparse's scalar LDLᵀ and CHOLMOD in bench/README.md, "Big
-/// islands". No allocation after Analyze; Factor fails on a diagonal block that is not positive definite.
-std::unique_ptr<LinearSolver> MakeBlockCholeskySolver();
+/// the block elimination tree are merged into relaxed supernodes of up to 64 columns, and those are factored one by
+/// one (right-looking, in double precision), each panel holding its dense diagonal block and the dense blocks below
+/// it, column-major, so that updates are dense products of rank the supernode's width: the diagonal block by Eigen's
+/// LLT, the rest by the BLAS that SuiteSparse uses (dtrsm, dgemm; OpenBLAS picks its kernels for the CPU at run
+/// time). Solves run in `precision`: kSingle
+/// on a float copy of L (a preconditioner's accuracy, half the memory traffic; a relative error of ~1e-6 on
+/// well-conditioned blocks), kDouble on L itself (exact to rounding, as a direct solver). Measured against
+/// SuiteSparse's scalar LDLᵀ and CHOLMOD in bench/README.md, "Big islands". No allocation after Analyze; Factor fails
+/// on a diagonal block that is not positive definite.
+enum class SolvePrecision { kSingle, kDouble };
+std::unique_ptr<LinearSolver> MakeBlockCholeskySolver(SolvePrecision precision);
 
 }  // namespace tamsi::internal

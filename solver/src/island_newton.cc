@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "block_cholesky.h"
 #include "krylov.h"
 #include "line_search.h"
 
@@ -19,7 +20,6 @@ double Seconds(Clock::time_point since) { return std::chrono::duration<double>(C
 IslandNewton::IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads, bool schwarz)
     : k_(k),
       type_(type),
-      num_threads_(num_threads),
       linear_solver_(MakeLinearSolver(type, symmetric, num_threads)),
       schwarz_(schwarz ? std::make_unique<SchwarzPreconditioner>() : nullptr) {}
 
@@ -155,8 +155,7 @@ bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
       symmetric_analyzed_ = schwarz_->Analyze(data.budget, S, body, num_bodies,
                                               SchwarzPartBodies(data.options.schwarz_part_bodies, num_bodies), nullptr);
     } else {
-      if (!symmetric_solver_)
-        symmetric_solver_ = MakeLinearSolver(LinearSolverType::kCholmod, /*symmetric=*/true, num_threads_);
+      if (!symmetric_solver_) symmetric_solver_ = MakeBlockCholeskySolver(SolvePrecision::kDouble);
       symmetric_analyzed_ = symmetric_solver_->Analyze(S, nullptr);
     }
     record_.counters.symbolic_factorizations += 1;

@@ -63,8 +63,8 @@ class IslandNewton {
   enum class Phase { kPrimalDual, kNewton, kSecant, kFinalNewton };
 
   /// `type`: the backend of the Newton matrix (not kAuto); `symmetric`: the matrix is SPD (one-way coupling);
-  /// `num_threads`: the threads its sparse Cholesky factorizations may use (MakeLinearSolver); `schwarz`: the
-  /// symmetric preconditioner is overlapping Schwarz rather than a Cholesky of S (Options::schwarz_threshold).
+  /// `num_threads`: the threads that backend's factorizations may use (MakeLinearSolver); `schwarz`: the symmetric
+  /// preconditioner is overlapping Schwarz rather than a block Cholesky of S (Options::schwarz_threshold).
   IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads, bool schwarz);
 
   /// Starts a new solve: not done, in the primal–dual or the Newton phase (Options::friction_newton).
@@ -97,7 +97,7 @@ class IslandNewton {
   /// short) an exact factorization. False, with status_ set, when the linear solve fails.
   bool CalcSearchDirection(const IslandIterationData& data);
   bool SolveWithSymmetricPreconditioner(const IslandIterationData& data);
-  /// The symmetric preconditioner of this iteration's S: CHOLMOD's factorization, or Schwarz's subdomain
+  /// The symmetric preconditioner of this iteration's S: its block Cholesky factorization, or Schwarz's subdomain
   /// factorizations (analyzed on the island's first iteration). False when S (or a subdomain block) is not SPD.
   bool FactorSymmetricPart(const IslandIterationData& data);
   /// GMRES on the island's system, right-preconditioned by `precondition`, to `tolerance` within `max_iterations`.
@@ -117,9 +117,8 @@ class IslandNewton {
 
   int k_;
   LinearSolverType type_;
-  int num_threads_;
   std::unique_ptr<LinearSolver> linear_solver_;
-  std::unique_ptr<LinearSolver> symmetric_solver_;  // CHOLMOD on M + h(W_nn + W_tt), the preconditioner
+  std::unique_ptr<LinearSolver> symmetric_solver_;  // block Cholesky of M + h(W_nn + W_tt), the preconditioner
   std::unique_ptr<SchwarzPreconditioner> schwarz_;  // or overlapping Schwarz on it (large islands)
   Gmres gmres_;
   bool gmres_analyzed_{false};

@@ -166,10 +166,6 @@ void TamsiSolver::Impl::CalcStructure(const ContactProblem& problem, const Optio
     if (largest < 0 || partition.num_velocities(k) > partition.num_velocities(largest)) largest = k;
   s->largest_island = largest < 0 ? 0 : partition.num_velocities(largest);
   s->linear_solver_used = largest < 0 ? LinearSolverType::kDense : islands[largest].type();
-  // The symmetric preconditioner factors the largest island with CHOLMOD (its LU only where GMRES falls short).
-  if (s->linear_solver_used != LinearSolverType::kDense && two_way &&
-      o.newton_solve == NewtonSolve::kSymmetricPreconditioner)
-    s->linear_solver_used = LinearSolverType::kCholmod;
   s->counters.time_assembly += Seconds(t);
 }
 

@@ -1,4 +1,5 @@
-// Internal: the block sparse Cholesky of the Schwarz subdomains (solver/src/block_cholesky.h) against dense LLᵀ.
+// Internal: the block sparse Cholesky of the symmetric preconditioner and the Schwarz subdomains
+// (solver/src/block_cholesky.h) against dense LLᵀ.
 #include "block_cholesky.h"
 
 #include <gtest/gtest.h>
@@ -50,8 +51,12 @@ Sparse BodyMatrix(const std::vector<int>& sizes, int couplings, unsigned seed) {
 }
 
 // 60 bodies, and 200 (whose dense last separator is cut into supernodes of at most 64 columns and updated in groups
-// of at most 64 rows).
-TEST(BlockCholesky, SolvesLikeDenseCholeskyOnBodyPatternsAndRefactors) {
+// of at most 64 rows; its sparse parts merge into relaxed supernodes with explicit zeros). Solves in single precision
+// (a preconditioner's) agree to float rounding, in double precision to double rounding.
+class BlockCholeskyPrecision : public ::testing::TestWithParam<SolvePrecision> {};
+
+TEST_P(BlockCholeskyPrecision, SolvesLikeDenseCholeskyOnBodyPatternsAndRefactors) {
+  const double tolerance = GetParam() == SolvePrecision::kSingle ? 1e-5 : 1e-12;
   for (unsigned seed : {1u, 2u, 3u, 4u}) {
     SCOPED_TRACE(seed);
     std::mt19937 rng(seed);
@@ -60,7 +65,7 @@ TEST(BlockCholesky, SolvesLikeDenseCholeskyOnBodyPatternsAndRefactors) {
     for (int b = 0; b < (seed == 4u ? 200 : 60); ++b) sizes.push_back(sizes_of_bodies[rng() % 6]);
     Sparse A = BodyMatrix(sizes, 3, seed);
     const int n = static_cast<int>(A.cols());
-    auto solver = MakeBlockCholeskySolver();
+    auto solver = MakeBlockCholeskySolver(GetParam());
     std::string message;
     ASSERT_TRUE(solver->Analyze(View(A), &message)) << message;
     for (int round = 0; round < 2; ++round) {
@@ -76,11 +81,16 @@ TEST(BlockCholesky, SolvesLikeDenseCholeskyOnBodyPatternsAndRefactors) {
       Eigen::VectorXd x;
       ASSERT_TRUE(solver->Solve(b, &x, &message));
       const Eigen::VectorXd expected = dense.llt().solve(b);
-      // The solves run in single precision (a preconditioner): float rounding, not an O(1) error of structure.
-      EXPECT_LE((x - expected).norm(), 1e-5 * expected.norm()) << "round " << round;
+      EXPECT_LE((x - expected).norm(), tolerance * expected.norm()) << "round " << round;
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Solves, BlockCholeskyPrecision,
+                         ::testing::Values(SolvePrecision::kSingle, SolvePrecision::kDouble),
+                         [](const ::testing::TestParamInfo<SolvePrecision>& info) {
+                           return std::string(info.param == SolvePrecision::kSingle ? "single" : "double");
+                         });
 
 // A dense SPD matrix: its 150 columns share one pattern, which is cut into blocks of at most 64 columns (so that no
 // dense operand of a factorization outgrows Eigen's stack buffers; allocation_test counts those on Schwarz's path),
@@ -88,7 +98,7 @@ TEST(BlockCholesky, SolvesLikeDenseCholeskyOnBodyPatternsAndRefactors) {
 TEST(BlockCholesky, SolvesADenseMatrixAsOnePatternCutIntoBlocks) {
   Sparse A = BodyMatrix({150}, 0, 5);
   Eigen::MatrixXd dense(A);
-  auto solver = MakeBlockCholeskySolver();
+  auto solver = MakeBlockCholeskySolver(SolvePrecision::kSingle);
   std::string message;
   ASSERT_TRUE(solver->Analyze(View(A), &message)) << message;
   ASSERT_TRUE(solver->Factor(View(A), &message)) << message;
@@ -105,7 +115,7 @@ TEST(BlockCholesky, RefusesAMatrixThatIsNotPositiveDefinite) {
   dense << 4, 1, 0.5, 0, 1, 4, 0, 0.5, 0.5, 0, 1, 2, 0, 0.5, 2, 1;
   Sparse A = dense.sparseView();
   A.makeCompressed();
-  auto solver = MakeBlockCholeskySolver();
+  auto solver = MakeBlockCholeskySolver(SolvePrecision::kSingle);
   std::string message;
   ASSERT_TRUE(solver->Analyze(View(A), &message)) << message;
   EXPECT_FALSE(solver->Factor(View(A), &message));
@@ -115,7 +125,7 @@ TEST(BlockCholesky, RefusesAMatrixThatIsNotPositiveDefinite) {
 TEST(BlockCholesky, HandlesAnEmptyMatrix) {
   Sparse A(0, 0);
   A.makeCompressed();
-  auto solver = MakeBlockCholeskySolver();
+  auto solver = MakeBlockCholeskySolver(SolvePrecision::kSingle);
   std::string message;
   ASSERT_TRUE(solver->Analyze(View(A), &message));
   ASSERT_TRUE(solver->Factor(View(A), &message));
