@@ -35,8 +35,8 @@ enum class NewtonSolve {
   /// Two-way: GMRES preconditioned by the Newton matrix's symmetric part S = M + h(W_nn + W_tt), i.e. eq. 23
   /// without W_tn (NewtonSystem::Assemble). W_tn is small against S, so GMRES needs a few iterations. Islands below
   /// schwarz_threshold velocities factor S afresh every iteration with tamsi's block Cholesky (supernodes of whole
-  /// bodies, solves in single precision, no allocation; 2.0 ms for the N = 500 pile's 2,988-velocity island against
-  /// CHOLMOD's 2.9 ms, whose OpenMP regions cost a system call each, and the LU of eq. 23's 12 ms); larger ones
+  /// bodies, BLAS updates, no allocation; 1.5–1.7 ms per iteration on the N = 500 pile's 2,988-velocity island against
+  /// CHOLMOD's 2.6–2.7 ms, whose OpenMP regions cost a system call each, and the LU of eq. 23's 12 ms); larger ones
   /// approximate S⁻¹ by one-level overlapping Schwarz
   /// (subdomains of up to schwarz_part_bodies bodies, each factored by a block Cholesky, in parallel), whose cost grows
   /// like the
@@ -211,10 +211,10 @@ struct Options {
   /// N = 1,000 bodies (5,946 velocities) on Schwarz and those of 500 (2,988) on the Cholesky (steady-state steps of
   /// dumped piles, bench/README.md, "Big islands"; 6,000 velocities: Cholesky 266 ms against Schwarz 292 ms on one
   /// thread of a 2-core machine, 350 against 297 ms on one thread of a 16-core one, 320 against 86 ms on its 16;
-  /// 3,000 velocities: Cholesky 104 against 172 ms; those Cholesky figures are CHOLMOD's; with the block Cholesky, the
-  /// 1,000-body pile's first 15 steps took 3.3 s against Schwarz's 3.45 s on one thread). Schwarz's work splits over
-  /// threads and the Cholesky's does not. Not chosen by the thread count, so that results stay bitwise identical for
-  /// any num_threads.
+  /// 3,000 velocities: Cholesky 104 against 172 ms; those Cholesky figures are CHOLMOD's). With the block Cholesky,
+  /// one thread: the 1,000-body pile's first 15 steps take 2.5–2.8 s against Schwarz's 3.9–4.0 s, the 3,000-body
+  /// pile's first 5 steps 7.5 s against 4.9 s. Kept at 5,000 because Schwarz's work splits over threads and the
+  /// Cholesky's does not; not chosen by the thread count, so that results stay bitwise identical for any num_threads.
   int schwarz_threshold{5000};
   /// Schwarz: the most bodies (velocities joined through M or touched by the same contacts) per subdomain before one
   /// layer of overlap is added, ≥ 1; an island of fewer than 16 × this many bodies is cut into parts of at most
