@@ -92,9 +92,9 @@ void NewtonMatrixPattern::CalcSources(const ThreadBudget& budget,
         m_source_[position(M.innerIndexPtr()[k], j)] = k;
   });
   // Kᵢ entry (a, b) lands at A(S_a, S_b); invert that map by counting sort, in increasing contact order.
-  k_offset_.assign(nc + 1, 0);
-  for (int i = 0; i < nc; ++i) k_offset_[i + 1] = k_offset_[i] + J.support_size(i) * J.support_size(i);
-  std::vector<int> target(k_offset_[nc]);
+  std::vector<int> k_offset(nc + 1, 0);
+  for (int i = 0; i < nc; ++i) k_offset[i + 1] = k_offset[i] + J.support_size(i) * J.support_size(i);
+  std::vector<int> target(k_offset[nc]);
   budget.For(nc, 128, [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
       const int m = J.support_size(i);
@@ -106,7 +106,7 @@ void NewtonMatrixPattern::CalcSources(const ThreadBudget& budget,
           // previous one (a body's next velocity) sits in the next slot, so only the start of each run is searched.
           p = a > 0 && S[a] == S[a - 1] + 1 ? p + 1 : position(S[a], S[b]);
           TAMSI_DEBUG_ASSERT(p < col_ptr_[S[b] + 1] && row_index_[p] == S[a]);
-          target[k_offset_[i] + b * m + a] = p;
+          target[k_offset[i] + b * m + a] = p;
         }
       }
     }
@@ -114,10 +114,20 @@ void NewtonMatrixPattern::CalcSources(const ThreadBudget& budget,
   gather_ptr_.assign(row_index_.size() + 1, 0);
   for (int p : target) ++gather_ptr_[p + 1];
   for (size_t e = 0; e < row_index_.size(); ++e) gather_ptr_[e + 1] += gather_ptr_[e];
-  gather_source_.resize(target.size());
+  gather_row_.resize(target.size());
+  gather_column_.resize(target.size());
   std::vector<int> next(gather_ptr_.begin(), gather_ptr_.end() - 1);
-  for (size_t k = 0; k < target.size(); ++k) gather_source_[next[target[k]]++] = static_cast<int>(k);
-  k_buffer_.assign(target.size(), 0.0);
+  for (int i = 0; i < nc; ++i) {
+    const int m = J.support_size(i), first = J.support_begin(i);
+    for (int b = 0; b < m; ++b)
+      for (int a = 0; a < m; ++a) {
+        const int slot = next[target[k_offset[i] + b * m + a]]++;
+        gather_row_[slot] = first + a;
+        gather_column_[slot] = first + b;
+      }
+  }
+  bj_.assign(3 * static_cast<size_t>(J.support_total()), 0.0);
+  u_.assign(J.support_total(), 0.0);
 }
 
 void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
@@ -125,36 +135,32 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
                                    double h, const Eigen::VectorXd& blocks, double* values, double* symmetric_values) {
   const int nc = J.num_contacts();
   const bool symmetric = symmetric_values != nullptr;
-  if (symmetric) k_symmetric_buffer_.resize(k_buffer_.size());
   budget.For(nc, 128, [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
       const int m = J.support_size(i);
       Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>> Jc(J.block(i), 3, m);
       Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> B(blocks.data() + 9 * i);
-      Eigen::Map<Eigen::MatrixXd> K(k_buffer_.data() + k_offset_[i], m, m);
-      for (int b = 0; b < m; ++b) {  // column by column through a fixed-size temporary: no allocation
-        const Eigen::Vector3d BJ_b = B * Jc.col(b);
-        K.col(b).noalias() = Jc.transpose() * BJ_b;
-      }
+      Eigen::Map<Eigen::Matrix<double, 3, Eigen::Dynamic>> BJ(bj_.data() + 3 * static_cast<size_t>(J.support_begin(i)),
+                                                              3, m);
+      for (int b = 0; b < m; ++b) BJ.col(b).noalias() = B * Jc.col(b);
       if (!symmetric) continue;
       // K̄ = K − u Jn, u = Jtᵀ B(1:2, 0): row a loses u_a Jn.
-      Eigen::Map<Eigen::MatrixXd> Ks(k_symmetric_buffer_.data() + k_offset_[i], m, m);
       const Eigen::Vector2d b_tn = B.block<2, 1>(1, 0);
-      for (int a = 0; a < m; ++a) {
-        const double u_a = Jc.block<2, 1>(1, a).dot(b_tn);
-        for (int b = 0; b < m; ++b) Ks(a, b) = K(a, b) - u_a * Jc(0, b);
-      }
+      for (int a = 0; a < m; ++a) u_[J.support_begin(i) + a] = Jc.block<2, 1>(1, a).dot(b_tn);
     }
   });
   const double* m_values = M.valuePtr();
+  const double* jc = J.block(0);
   budget.For(size(), 64, [&](int begin, int end) {
     for (int e = col_ptr_[begin]; e < col_ptr_[end]; ++e) {
       const double m_value = m_source_[e] >= 0 ? m_values[m_source_[e]] : 0.0;
       double sum = 0.0, symmetric_sum = 0.0;  // both in one pass over the entry's sources
       for (int k = gather_ptr_[e]; k < gather_ptr_[e + 1]; ++k) {
-        const int source = gather_source_[k];
-        sum += k_buffer_[source];
-        if (symmetric) symmetric_sum += k_symmetric_buffer_[source];
+        const double* ja = jc + 3 * static_cast<size_t>(gather_row_[k]);
+        const double* bj = bj_.data() + 3 * static_cast<size_t>(gather_column_[k]);
+        const double K = ja[0] * bj[0] + ja[1] * bj[1] + ja[2] * bj[2];
+        sum += K;
+        if (symmetric) symmetric_sum += K - u_[gather_row_[k]] * jc[3 * static_cast<size_t>(gather_column_[k])];
       }
       values[e] = m_value + h * sum;
       if (symmetric) symmetric_values[e] = m_value + h * symmetric_sum;

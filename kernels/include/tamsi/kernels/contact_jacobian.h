@@ -36,6 +36,8 @@ class ContactJacobian {
   int support_size(int i) const { return support_ptr_[i + 1] - support_ptr_[i]; }
   const int* support(int i) const { return support_.data() + support_ptr_[i]; }
   const double* block(int i) const { return blocks_.data() + 3 * support_ptr_[i]; }
+  /// Where contact i's columns start among all contacts' (Σ|S_i| in contact order): block(i) = block(0) + 3 · this.
+  int support_begin(int i) const { return support_ptr_[i]; }
   /// The contacts touching velocity j are contact_of(c) for c in [contacts_ptr(j), contacts_ptr(j + 1)), increasing.
   int contacts_ptr(int j) const { return transpose_ptr_[j]; }
   int contact_of(int c) const { return transpose_contact_[c]; }

@@ -16,9 +16,11 @@ namespace tamsi::kernels {
 /// both triangles) in compressed-column form, and where each contribution lands. Built once per problem
 /// structure; Assemble() then refills the values without allocating.
 ///
-/// Assembly runs in two parallel passes: (1) per contact, the dense product Kᵢ = Jcᵢᵀ Bᵢ Jcᵢ; (2) per column of A,
-/// each entry gathers M's value and its Kᵢ contributions in increasing contact order. No two tasks write the same
-/// entry and every sum has a fixed order, so values are bitwise identical for any thread count.
+/// Assembly runs in two parallel passes: (1) per contact, Bᵢ Jcᵢ (3 × |S_i|); (2) per column of A, each entry gathers
+/// M's value and its contributions Kᵢ(a, b) = Jcᵢ(:, a) · (Bᵢ Jcᵢ)(:, b) in increasing contact order, computed where
+/// they are summed (Kᵢ itself, |S_i|² per contact, is never stored: writing and gathering it cost 4 times the memory
+/// traffic). No two tasks write the same entry and every sum has a fixed order, so values are bitwise identical for any
+/// thread count.
 class NewtonMatrixPattern {
  public:
   NewtonMatrixPattern() = default;
@@ -46,18 +48,19 @@ class NewtonMatrixPattern {
   /// col_ptr_ and row_index_: each column's rows (M's and its contacts' supports), sorted, once each.
   void CalcColumns(const ThreadBudget& budget, const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
                    const ContactJacobian& J);
-  /// m_source_, k_offset_ and the gather map from each entry of A to the Kᵢ entries summed into it.
+  /// m_source_ and the gather map from each entry of A to the Kᵢ entries summed into it.
   void CalcSources(const ThreadBudget& budget, const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
                    const ContactJacobian& J);
 
   std::vector<int> col_ptr_{0};
   std::vector<int> row_index_;
   std::vector<int> m_source_;       // per entry of A: index into M's values, or −1
-  std::vector<int> gather_ptr_;     // per entry of A: range into gather_source_
-  std::vector<int> gather_source_;  // indices into the K buffer
-  std::vector<int> k_offset_;       // per contact: start of Kᵢ (|S_i|², column-major) in the K buffer
-  std::vector<double> k_buffer_;
-  std::vector<double> k_symmetric_buffer_;  // the Kᵢ without W_tn, sized on first use
+  std::vector<int> gather_ptr_;  // per entry of A: its range of gather_row_ and gather_column_
+  // Per contribution Kᵢ(a, b) to an entry: the global columns support_begin(i) + a and support_begin(i) + b of
+  // contact i's Jacobian block (ContactJacobian), in increasing contact order per entry.
+  std::vector<int> gather_row_, gather_column_;
+  std::vector<double> bj_;  // Bᵢ Jcᵢ, laid out as the ContactJacobian's blocks (3 per column)
+  std::vector<double> u_;   // per column a of contact i: uᵢ,a = Jtᵢ(:, a) · Bᵢ(1:2, 0), for the symmetric part
 };
 
 }  // namespace tamsi::kernels
