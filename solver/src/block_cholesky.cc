@@ -71,8 +71,8 @@ class BlockCholesky final : public LinearSolver {
                     L.data() + w, h);
       for (int a = 0; a < w; ++a) {
         const double inverse = 1.0 / diagonal(a, a);
-        if (precision_ == SolvePrecision::kSingle) single_workspace_.inverse_diagonal[first_row_[s] + a] =
-            static_cast<float>(inverse);
+        if (precision_ == SolvePrecision::kSingle)
+          single_workspace_.inverse_diagonal[first_row_[s] + a] = static_cast<float>(inverse);
         else
           double_workspace_.inverse_diagonal[first_row_[s] + a] = inverse;
       }

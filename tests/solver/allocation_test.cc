@@ -2,10 +2,11 @@
 // Counted by interposing the C library's allocation functions in this test binary, so operator new (libstdc++ calls
 // malloc), Eigen's allocations and those of SuiteSparse and the OpenMP runtime are all seen; each is booked by the
 // library its caller lives in (dladdr). The dense backend, KLU (refactor with the kept pivots) and the default Newton
-// solve (GMRES on tamsi's block Cholesky of the symmetric part, or on Schwarz) allocate nothing at all. SuiteSparse as Debian packages it does, inside its own calls (tested, so the counter is seen to see them):
-// UMFPACK mallocs its numeric factor in every factorization; CHOLMOD's numeric factorization copies the permuted
-// matrix (cholmod_ptranspose), allocates a dense workspace, each of its OpenMP regions has libgomp allocate a thread
-// team (with one thread too), and OpenBLAS allocates inside the BLAS calls of its supernodes.
+// solve (GMRES on tamsi's block Cholesky of the symmetric part, or on Schwarz) allocate nothing at all. SuiteSparse as
+// Debian packages it does, inside its own calls (tested, so the counter is seen to see them): UMFPACK mallocs its
+// numeric factor in every factorization; CHOLMOD's numeric factorization copies the permuted matrix
+// (cholmod_ptranspose), allocates a dense workspace, each of its OpenMP regions has libgomp allocate a thread team
+// (with one thread too), and OpenBLAS allocates inside the BLAS calls of its supernodes.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <tamsi/tamsi_solver.h>

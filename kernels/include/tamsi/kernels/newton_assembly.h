@@ -54,7 +54,7 @@ class NewtonMatrixPattern {
 
   std::vector<int> col_ptr_{0};
   std::vector<int> row_index_;
-  std::vector<int> m_source_;       // per entry of A: index into M's values, or −1
+  std::vector<int> m_source_;    // per entry of A: index into M's values, or −1
   std::vector<int> gather_ptr_;  // per entry of A: its range of gather_row_ and gather_column_
   // Per contribution Kᵢ(a, b) to an entry: the global columns support_begin(i) + a and support_begin(i) + b of
   // contact i's Jacobian block (ContactJacobian), in increasing contact order per entry.
