@@ -377,17 +377,21 @@ class BlockCholesky final : public LinearSolver {
       Panel Lt = PanelOf(supernode_of_[below_[e]]);
       for (int g = group_ptr_[r]; g < group_ptr_[r + 1]; ++g) {
         const int u = group_begin_[g], group_end = g + 1 < group_ptr_[r + 1] ? group_begin_[g + 1] : end;
-        Eigen::Map<Eigen::MatrixXd> product(work_.data(), RowsFrom(s, u, group_end), run_rows);
-        const int h = static_cast<int>(L.outerStride());
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, static_cast<int>(product.rows()), run_rows,
-                    static_cast<int>(L.cols()), 1.0, L.data() + row_offset_[u], h, L.data() + row_offset_[e], h, 0.0,
-                    product.data(), static_cast<int>(product.rows()));
+        const int product_rows = RowsFrom(s, u, group_end), h = static_cast<int>(L.outerStride());
+        const int ht = static_cast<int>(Lt.outerStride());
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, product_rows, run_rows, static_cast<int>(L.cols()), 1.0,
+                    L.data() + row_offset_[u], h, L.data() + row_offset_[e], h, 0.0, work_.data(), product_rows);
         for (int j = e; j < run_end; ++j) {
-          const int size_j = size_[below_[j]], col = row_offset_[j] - row_offset_[e];
+          const int size_j = size_[below_[j]];
+          const double* product_j = work_.data() + static_cast<size_t>(row_offset_[j] - row_offset_[e]) * product_rows;
           for (int v = std::max(u, j); v < group_end; ++v) {
+            // L(i, j) −= the product's (v, j) block, column by column (plain loops: Eigen's block expression on
+            // these strided maps spilled to the stack in its inner loop).
+            double* to = Lt.data() + static_cast<size_t>(column[j - e]) * ht + *target++;
+            const double* from = product_j + (row_offset_[v] - row_offset_[u]);
             const int size_v = size_[below_[v]];
-            Lt.block(*target++, column[j - e], size_v, size_j) -=
-                product.block(row_offset_[v] - row_offset_[u], col, size_v, size_j);
+            for (int c = 0; c < size_j; ++c, to += ht, from += product_rows)
+              for (int r = 0; r < size_v; ++r) to[r] -= from[r];
           }
         }
       }
