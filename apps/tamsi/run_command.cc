@@ -188,6 +188,9 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_flag("--cold-duals{false}", args->request.settings.carry_friction_duals,
                 "Start each step's primal-dual friction duals from its first iterate, not from the previous step's "
                 "solution on the contacts that persist (the default; same solution, more Newton iterations)");
+  cmd->add_flag("--cold-velocities{false}", args->request.settings.extrapolate_velocities,
+                "Start each step's Newton iteration at the step's velocities v0, not at v0 plus the last step's "
+                "velocity change when the last two changes agree (the default; same solution, more Newton iterations)");
   AddSolverOptions(cmd, &args->request.settings.iteration, &args->request.settings.stiction_tolerance);
   cmd->add_option("--stiffness", args->request.settings.stiffness,
                   "Per-geom contact stiffness (N/m, at most 1e12), overrides MJCF user data")

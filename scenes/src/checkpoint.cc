@@ -16,7 +16,7 @@
 namespace tamsi::scenes {
 namespace {
 
-constexpr int kFormatVersion = 3;
+constexpr int kFormatVersion = 4;
 
 /// mjData's arrays a checkpoint holds, with their lengths in `model`.
 struct DataArray {
@@ -134,7 +134,8 @@ std::map<std::string, std::string> PhysicsFingerprint(const Simulator& sim) {
           {"solver.schwarz_part_bodies", std::to_string(solver.schwarz_part_bodies)},
           {"solver.schwarz_refactor_tolerance", Text(solver.schwarz_refactor_tolerance)},
           {"solver.linear_solver", ToString(solver.linear_solver)},
-          {"carry_friction_duals", o.carry_friction_duals ? "on" : "off"}};
+          {"carry_friction_duals", o.carry_friction_duals ? "on" : "off"},
+          {"extrapolate_velocities", o.extrapolate_velocities ? "on" : "off"}};
 }
 
 Checkpoint CaptureCheckpoint(const Simulator& sim, const Scene& scene, long long step) {
@@ -154,6 +155,7 @@ Checkpoint CaptureCheckpoint(const Simulator& sim, const Scene& scene, long long
   if (scene.controller_state) c.controller_state = scene.controller_state->SaveState();
   if (scene.checks) c.checks_state = scene.checks->SaveState();
   c.friction_duals = sim.SaveFrictionDuals();
+  c.velocity_changes = sim.SaveVelocityChanges();
   return c;
 }
 
@@ -190,6 +192,9 @@ void RestoreCheckpoint(const Checkpoint& c, Simulator* sim, Scene* scene) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("checkpoint ") + e.what());
   }
+  const size_t nv = static_cast<size_t>(model.nv), changes = c.velocity_changes.size();
+  if (changes != 0 && changes != nv && changes != 2 * nv)
+    mismatch("velocity_changes", std::to_string(changes) + " values", "nv = " + std::to_string(nv));
   // Every field checked: now the state changes.
   if (scene->controller_state) scene->controller_state->RestoreState(c.controller_state);
   if (scene->checks) scene->checks->RestoreState(c.checks_state);
@@ -200,6 +205,7 @@ void RestoreCheckpoint(const Checkpoint& c, Simulator* sim, Scene* scene) {
   }
   data.time = c.time;
   sim->RestoreFrictionDuals(c.friction_duals);
+  sim->RestoreVelocityChanges(c.velocity_changes);
 }
 
 void WriteCheckpoint(const Checkpoint& c, const std::string& path) {
@@ -214,6 +220,7 @@ void WriteCheckpoint(const Checkpoint& c, const std::string& path) {
   document["controller_state"] = ToJson(c.controller_state);
   document["checks_state"] = ToJson(c.checks_state);
   document["friction_duals"] = ToJson(c.friction_duals);
+  document["velocity_changes"] = ToJson(c.velocity_changes);
   document["output_bytes"] = c.output_bytes;
   document["physics"] = c.physics;
   document["checksum"] = Checksum(document);
@@ -268,6 +275,7 @@ Checkpoint ReadCheckpoint(const std::string& path) {
     c.controller_state = DoublesFromJson(Field(document, "controller_state"), "controller_state");
     c.checks_state = DoublesFromJson(Field(document, "checks_state"), "checks_state");
     c.friction_duals = DoublesFromJson(Field(document, "friction_duals"), "friction_duals");
+    c.velocity_changes = DoublesFromJson(Field(document, "velocity_changes"), "velocity_changes");
     c.output_bytes = Field(document, "output_bytes").get<std::map<std::string, long long>>();
     c.physics = Field(document, "physics").get<std::map<std::string, std::string>>();
     if (Field(document, "checksum") != Checksum(document))

@@ -65,6 +65,7 @@ SimulatorOptions MakeSimulatorOptions(const RunSettings& settings, const Scene& 
     options.mujoco_solver = Lookup(kMujocoSolvers, settings.mujoco_solver, "mujoco_solver");
   options.narrow_phase = Lookup(kNarrowPhases, settings.narrow_phase, "narrow_phase");
   options.carry_friction_duals = settings.carry_friction_duals;
+  options.extrapolate_velocities = settings.extrapolate_velocities;
   std::string error;
   if (!options.solver.IsValid(&error)) throw std::invalid_argument(error);
   return options;

@@ -184,6 +184,7 @@ void Simulator::Reset(int keyframe) {
   problem_ = ContactProblem();
   result_ = Result();
   duals_.Forget();
+  known_velocity_changes_ = 0;
   ResetStatistics();
 }
 
@@ -303,7 +304,10 @@ void Simulator::BuildProblem() {
 StepInfo Simulator::StepTamsi() {
   StepInfo info;
   const auto frontend_start = std::chrono::steady_clock::now();
-  if (!AtState(duals_state_)) duals_.Forget();  // the state was changed since the last step: nothing to carry
+  if (!AtState(warm_state_)) {  // the state was changed since the last step: nothing to carry
+    duals_.Forget();
+    known_velocity_changes_ = 0;
+  }
   if (controller_) controller_(*model_, data_.get());
   BuildProblem();
   info.time_frontend = Seconds(frontend_start);
@@ -322,10 +326,9 @@ StepInfo Simulator::StepTamsi() {
     const int substeps = 1 << halvings;
     try {
       if (SolveWithSubsteps(substeps, &info)) {
-        if (CarriesFrictionDuals()) {
-          duals_.Remember(builder_.contacts(), result_.vt);
-          GatherState(&duals_state_);
-        }
+        if (CarriesFrictionDuals()) duals_.Remember(builder_.contacts(), result_.vt);
+        RecordVelocityChange();
+        GatherState(&warm_state_);
         info.substeps = substeps;
         return info;
       }
@@ -364,12 +367,45 @@ bool Simulator::AtState(const Eigen::VectorXd& state) const {
 }
 
 std::vector<double> Simulator::SaveFrictionDuals() const {
-  return AtState(duals_state_) ? duals_.Save() : std::vector<double>();
+  return AtState(warm_state_) ? duals_.Save() : std::vector<double>();
 }
 
 void Simulator::RestoreFrictionDuals(const std::vector<double>& record) {
   duals_.Load(record);
-  GatherState(&duals_state_);
+  GatherState(&warm_state_);
+}
+
+std::vector<double> Simulator::SaveVelocityChanges() const {
+  std::vector<double> record;
+  if (!AtState(warm_state_)) return record;
+  if (known_velocity_changes_ >= 1) record.assign(velocity_change_.begin(), velocity_change_.end());
+  if (known_velocity_changes_ >= 2)
+    record.insert(record.end(), previous_velocity_change_.begin(), previous_velocity_change_.end());
+  return record;
+}
+
+void Simulator::RestoreVelocityChanges(const std::vector<double>& record) {
+  const size_t nv = static_cast<size_t>(model_->nv);
+  if (record.size() != 0 && record.size() != nv && record.size() != 2 * nv) {
+    throw std::invalid_argument("velocity changes: " + std::to_string(record.size()) +
+                                " values, expected 0, nv = " + std::to_string(nv) + " or 2 nv");
+  }
+  known_velocity_changes_ = nv == 0 ? 0 : static_cast<int>(record.size() / nv);
+  if (known_velocity_changes_ >= 1) velocity_change_ = Eigen::Map<const Eigen::VectorXd>(record.data(), nv);
+  if (known_velocity_changes_ >= 2)
+    previous_velocity_change_ = Eigen::Map<const Eigen::VectorXd>(record.data() + nv, nv);
+  GatherState(&warm_state_);
+}
+
+bool Simulator::ExtrapolatesVelocities() const {
+  return options_.extrapolate_velocities && known_velocity_changes_ == 2 &&
+         (velocity_change_ - previous_velocity_change_).norm() <= 0.5 * velocity_change_.norm();
+}
+
+void Simulator::RecordVelocityChange() {
+  std::swap(velocity_change_, previous_velocity_change_);
+  velocity_change_ = v_work_ - v0_;
+  known_velocity_changes_ = std::min(known_velocity_changes_ + 1, 2);
 }
 
 bool Simulator::CarriesFrictionDuals() const {
@@ -406,6 +442,7 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
     problem_.p_star += h * (tau + damping.cwiseProduct(v0_ - v_work_));
     problem_.v0 = v_work_;
     problem_.v_guess = v_work_;
+    if (substeps == 1 && ExtrapolatesVelocities()) *problem_.v_guess += velocity_change_;
     if (sink_) sink_(problem_, stats_.steps, s, substeps);
     const auto solve_start = std::chrono::steady_clock::now();
     solver_.Solve(problem_, &result_);

@@ -236,9 +236,10 @@ TEST(Checkpoint, NonFiniteValuesRoundTripAndMalformedFilesAreNamed) {
   expect_format_error("", "parse");
   expect_format_error("{\"tamsi_checkpoint\": 1}", "tamsi_checkpoint");  // format 1 had no checksum nor physics
   expect_format_error("{\"tamsi_checkpoint\": 2}", "tamsi_checkpoint");  // format 2 had no friction duals
-  expect_format_error("{\"tamsi_checkpoint\": 3, \"scene\": \"box_stick_slip\"}", "engine");
+  expect_format_error("{\"tamsi_checkpoint\": 3}", "tamsi_checkpoint");  // format 3 had no velocity changes
+  expect_format_error("{\"tamsi_checkpoint\": 4, \"scene\": \"box_stick_slip\"}", "engine");
   expect_format_error(
-      "{\"tamsi_checkpoint\": 3, \"scene\": \"s\", \"engine\": \"tamsi\", \"time_step\": 0.001, \"step\": 1, "
+      "{\"tamsi_checkpoint\": 4, \"scene\": \"s\", \"engine\": \"tamsi\", \"time_step\": 0.001, \"step\": 1, "
       "\"time\": 0.001, \"data\": {\"qpos\": [1, \"x\"]}}",
       "data.qpos");
   // One changed digit of a written checkpoint (its step count, then a value of qpos) fails the checksum.

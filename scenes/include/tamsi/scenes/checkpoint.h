@@ -37,6 +37,8 @@ struct Checkpoint {
   std::vector<double> controller_state, checks_state;
   /// The friction duals the next step carries over (Simulator::SaveFrictionDuals; empty when none).
   std::vector<double> friction_duals;
+  /// The velocity changes the next step extrapolates from (Simulator::SaveVelocityChanges; empty when none).
+  std::vector<double> velocity_changes;
   /// The run's output files and their lengths (bytes) at this step, so that a resumed run cuts what a killed run
   /// wrote after it and continues them.
   std::map<std::string, long long> output_bytes;

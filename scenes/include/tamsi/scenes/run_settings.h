@@ -27,6 +27,8 @@ struct RunSettings {
   std::string narrow_phase{"analytic"};
   /// SimulatorOptions::carry_friction_duals.
   bool carry_friction_duals{true};
+  /// SimulatorOptions::extrapolate_velocities.
+  bool extrapolate_velocities{true};
   /// Time step h (s; the model's when unset), per-geom contact stiffness (N/m) and dissipation (s/m) overriding MJCF
   /// user data, stiction tolerance v_s (m/s; the scene's when unset).
   std::optional<double> time_step, stiffness, dissipation, stiction_tolerance;

@@ -54,6 +54,11 @@ struct SimulatorOptions {
   /// solution on the contacts that persist (FrictionDualCarry; ContactProblem::w_guess), else from the first iterate.
   /// The solution is the same either way, to the solver's tolerance.
   bool carry_friction_duals{true};
+  /// For Engine::kTamsi: start each step's Newton iteration at v0 + Δv₁, Δv₁ the last step's velocity change (the
+  /// constant-acceleration extrapolation, as MuJoCo starts its solver at the last step's accelerations), when the last
+  /// two changes agree, ‖Δv₁ − Δv₂‖ ≤ ½‖Δv₁‖ (a driven or falling motion, not a resting pile's jitter), else at v0
+  /// (ContactProblem::v_guess). The solution is the same either way, to the solver's tolerance.
+  bool extrapolate_velocities{true};
 };
 
 /// What one step did.
@@ -176,6 +181,13 @@ class Simulator {
   /// Restores SaveFrictionDuals' record as the duals of the current state (put back first). Throws
   /// std::invalid_argument when its size is not a whole number of contacts (FrictionDualCarry::Load).
   void RestoreFrictionDuals(const std::vector<double>& record);
+  /// The last steps' velocity changes v − v0 that the next TAMSI step extrapolates from (nv values per step, newest
+  /// first, at most two; empty before the first step, after a reset, or when the state was changed since the last
+  /// step). For checkpoints, as SaveFrictionDuals.
+  std::vector<double> SaveVelocityChanges() const;
+  /// Restores SaveVelocityChanges' record for the current state (put back first). Throws std::invalid_argument when
+  /// its size is not 0, nv or 2 nv.
+  void RestoreVelocityChanges(const std::vector<double>& record);
 
   /// Called at the end of every Step() with the simulator (its state, and the step's contacts and forces).
   using StepObserver = std::function<void(const Simulator&)>;
@@ -222,6 +234,10 @@ class Simulator {
   bool CarriesFrictionDuals() const;
   /// The step's first friction duals (w_start_), carried from the last step where it left the current state.
   void CalcFirstDuals();
+  /// Whether this step starts its Newton iteration at v0 + Δv₁ (SimulatorOptions::extrapolate_velocities).
+  bool ExtrapolatesVelocities() const;
+  /// After a successful step: its velocity change becomes Δv₁, the former Δv₁ Δv₂.
+  void RecordVelocityChange();
   /// The state that a step starts from (time, qpos, qvel, act), into `state`; and whether mjData holds `state`.
   void GatherState(Eigen::VectorXd* state) const;
   bool AtState(const Eigen::VectorXd& state) const;
@@ -245,8 +261,12 @@ class Simulator {
   TamsiSolver solver_;
   ContactProblem problem_;
   Result result_;
-  FrictionDualCarry duals_;  // the last TAMSI step's contacts and friction, valid at duals_state_
-  Eigen::VectorXd duals_state_;
+  // What the last TAMSI step leaves for the next, valid at warm_state_ (the state it left): its contacts and friction,
+  // and its velocity change and the one before (the first known_velocity_changes_ of them).
+  FrictionDualCarry duals_;
+  Eigen::VectorXd velocity_change_, previous_velocity_change_;
+  int known_velocity_changes_{0};
+  Eigen::VectorXd warm_state_;
   Eigen::VectorXd w_start_, vt_guess_;  // the step's first duals; Jt v0 for the contacts without a carried dual
   Eigen::VectorXd v0_, delta_start_, g_start_, v_work_, q_work_;
   std::string substep_failure_;  // why SolveWithSubsteps last returned false, when not the solver's status
