@@ -122,6 +122,21 @@ void ContactProblemBuilder::CalcConstraintRows(const mjModel& model, const mjDat
   CalcEqualityRows(model, data, h, problem);  // sets Jb, g0, k, c (empty without equalities)
 }
 
+void ContactProblemBuilder::CheckLimitParameters(const mjModel& model) {
+  if ((model.opt.disableflags & mjDSBL_LIMIT) != 0) return;
+  // Whether a solref gives a finite, non-negative stiffness and damping does not depend on h.
+  for (int j = 0; j < model.njnt; ++j) {
+    if (model.jnt_limited[j])
+      MujocoCompliance(model, model.jnt_solref + mjNREF * j, model.jnt_solimp + mjNIMP * j, 0.0, mjOBJ_JOINT, j,
+                       "solreflimit");
+  }
+  for (int t = 0; t < model.ntendon; ++t) {
+    if (model.tendon_limited[t])
+      MujocoCompliance(model, model.tendon_solref_lim + mjNREF * t, model.tendon_solimp_lim + mjNIMP * t, 0.0,
+                       mjOBJ_TENDON, t, "solreflimit");
+  }
+}
+
 void ContactProblemBuilder::CalcLimitRows(const mjModel& model, const mjData& data, double h) {
   internal::SparseRows& rows = *limit_rows_;
   auto add = [&](double distance, const mjtNum* solref, const mjtNum* solimp, ContactInfo::Kind kind, int object) {
@@ -139,39 +154,52 @@ void ContactProblemBuilder::CalcLimitRows(const mjModel& model, const mjData& da
     info.object = object;
     limit_info_.push_back(info);
   };
+  // A side enters the step when the joint may reach it: violated, or within the larger of the model's margin, the
+  // limit's solimp width and twice the distance it covers in a step at its current speed. A side farther away would
+  // carry no force (its first-order penetration stays negative) unless the speed more than doubled within the step;
+  // then it enters at the next step's start, violated, as MuJoCo's solver takes its limits.
+  auto reachable = [h](double distance, double margin, const mjtNum* solimp, double speed) {
+    return distance < std::max({margin, solimp[2], 2.0 * h * std::abs(speed)});
+  };
   for (int j = 0; j < model.njnt; ++j) {
     if (!model.jnt_limited[j]) continue;
     const mjtNum* solref = model.jnt_solref + mjNREF * j;
     const mjtNum* solimp = model.jnt_solimp + mjNIMP * j;
     const double* range = model.jnt_range + 2 * j;
+    const double margin = model.jnt_margin[j];
     const int dof = model.jnt_dofadr[j];
     const double* qpos = data.qpos + model.jnt_qposadr[j];
     if (model.jnt_type[j] == mjJNT_HINGE || model.jnt_type[j] == mjJNT_SLIDE) {
       for (const double sign : {1.0, -1.0}) {
+        const double distance = sign > 0 ? qpos[0] - range[0] : range[1] - qpos[0];
+        if (!reachable(distance, margin, solimp, data.qvel[dof])) continue;
         rows.Add(dof, sign);
-        add(sign > 0 ? qpos[0] - range[0] : range[1] - qpos[0], solref, solimp, ContactInfo::Kind::kJointLimit, j);
+        add(distance, solref, solimp, ContactInfo::Kind::kJointLimit, j);
         ++constraint_counts_.joint_limits;
       }
     } else if (model.jnt_type[j] == mjJNT_BALL) {
       // The cone: the rotation angle θ = ‖rotation vector‖ (in the joint's frame, where its dof velocities live)
-      // stays below the largest range value; θ̇ = axis · ω.
+      // stays below the largest range value; θ̇ = axis · ω, |θ̇| ≤ ‖ω‖.
       double rotation[3];
       mju_quat2Vel(rotation, qpos, 1.0);
       const double angle = mju_norm3(rotation);
-      if (!(angle > 1e-10)) continue;
+      const double distance = std::max(range[0], range[1]) - angle;
+      if (!(angle > 1e-10) || !reachable(distance, margin, solimp, mju_norm3(data.qvel + dof))) continue;
       for (int a = 0; a < 3; ++a) rows.Add(dof + a, -rotation[a] / angle);
-      add(std::max(range[0], range[1]) - angle, solref, solimp, ContactInfo::Kind::kJointLimit, j);
+      add(distance, solref, solimp, ContactInfo::Kind::kJointLimit, j);
       ++constraint_counts_.joint_limits;
     }
   }
   for (int t = 0; t < model.ntendon; ++t) {
     if (!model.tendon_limited[t]) continue;
     const double* range = model.tendon_range + 2 * t;
+    const mjtNum* solimp = model.tendon_solimp_lim + mjNIMP * t;
     const double length = data.ten_length[t];
     for (const double sign : {1.0, -1.0}) {
+      const double distance = sign > 0 ? length - range[0] : range[1] - length;
+      if (!reachable(distance, model.tendon_margin[t], solimp, data.ten_velocity[t])) continue;
       ForEachTendonEntry(model, data, t, [&](int dof, double value) { rows.Add(dof, sign * value); });
-      add(sign > 0 ? length - range[0] : range[1] - length, model.tendon_solref_lim + mjNREF * t,
-          model.tendon_solimp_lim + mjNIMP * t, ContactInfo::Kind::kTendonLimit, t);
+      add(distance, model.tendon_solref_lim + mjNREF * t, solimp, ContactInfo::Kind::kTendonLimit, t);
       ++constraint_counts_.tendon_limits;
     }
   }

@@ -108,6 +108,7 @@ ContactProblemBuilder::ContactProblemBuilder(const mjModel& model, const Contact
   if ((joint_damping_.array() < 0).any()) {
     throw std::invalid_argument("model has negative joint damping; TAMSI's implicit damping needs D >= 0");
   }
+  CheckLimitParameters(model);
 }
 
 void ContactProblemBuilder::CalcImplicitDamping(const mjModel& model, const mjData& data) {

@@ -36,20 +36,20 @@ double DefaultStiffnessPerMass() {
   return dmin / (1 - dmin) / (dmax * dmax * timeconst * timeconst);
 }
 
-// A model with every kind of row: hinge, slide and ball limits (all violated or near), a limited tendon, connect,
-// weld (with an anchor and torque scale), joint and tendon couplings.
+// A model with every kind of row: hinge, slide and ball limits (all violated or near; margins wide enough that every
+// side is a row), a limited tendon, connect, weld (with an anchor and torque scale), joint and tendon couplings.
 const char* kAllConstraints = R"(
 <mujoco>
   <option gravity="0 0 -9.81"/>
   <worldbody>
     <body name="arm" pos="0 0 1">
-      <joint name="hinge" type="hinge" axis="0 1 0" limited="true" range="-0.3 0.2"/>
+      <joint name="hinge" type="hinge" axis="0 1 0" limited="true" range="-0.3 0.2" margin="1"/>
       <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03" mass="1"/>
       <body name="slider" pos="0.4 0 0">
-        <joint name="slide" type="slide" axis="1 0 0" limited="true" range="-0.05 0.02"/>
+        <joint name="slide" type="slide" axis="1 0 0" limited="true" range="-0.05 0.02" margin="1"/>
         <geom type="box" size="0.05 0.03 0.03" mass="0.5"/>
         <body name="ball" pos="0.1 0 0">
-          <joint name="ball" type="ball" limited="true" range="0 0.4"/>
+          <joint name="ball" type="ball" limited="true" range="0 0.4" margin="1"/>
           <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02" mass="0.3"/>
         </body>
       </body>
@@ -64,7 +64,7 @@ const char* kAllConstraints = R"(
     </body>
   </worldbody>
   <tendon>
-    <fixed name="pair" limited="true" range="-0.1 0.1">
+    <fixed name="pair" limited="true" range="-0.1 0.1" margin="1">
       <joint joint="hinge" coef="1"/>
       <joint joint="h2" coef="-0.5"/>
     </fixed>
@@ -167,7 +167,7 @@ TEST(ModelConstraints, LimitedPendulumComesToRestAtItsLimit) {
   const double deflection = torque / (inertia * DefaultStiffnessPerMass());
   EXPECT_NEAR(sim->data().qpos[0], lower - deflection, 0.02 * deflection);
   EXPECT_LT(std::abs(sim->data().qvel[0]), 1e-4);
-  EXPECT_EQ(sim->builder().constraint_counts().joint_limits, 2);
+  EXPECT_EQ(sim->builder().constraint_counts().joint_limits, 1);  // at rest on the lower side, 60° from the upper
   EXPECT_EQ(m.njnt, 1);
 }
 
@@ -269,6 +269,50 @@ TEST(ModelConstraints, JointEqualityCouplesTwoJoints) {
 }
 
 // A slide pushed by 5 N against its tendon's upper limit (length = 2 q ≤ 0.1) stops there.
+// A limit side is a row only when the step may reach it: violated, within the solimp width (1 mm by default) or the
+// margin, or nearer than twice the distance covered in a step. A slide driven into its limit moves as it does with
+// every side a row (a margin wider than its range): the sides left out would have carried no force.
+TEST(ModelConstraints, ALimitSideIsARowOnlyWhereTheStepMayReachIt) {
+  auto slide = [](const char* margin) {
+    return std::string(R"(<mujoco><option gravity="0 0 0"/><worldbody><body name="block">
+      <joint name="s" type="slide" axis="1 0 0" limited="true" range="-0.1 0.1" margin=")") +
+           margin + R"("/><geom type="box" size="0.05 0.05 0.05" mass="1"/></body></worldbody></mujoco>)";
+  };
+  ModelPtr model = LoadModelFromString(slide("0"), "slide");
+  DataPtr data(mj_makeData(model.get()));
+  auto rows_at = [&](double q, double v) {  // h = 1 ms
+    data->qpos[0] = q;
+    data->qvel[0] = v;
+    int num_limits = 0;
+    BuildRows(*model, data.get(), &num_limits);
+    return num_limits;
+  };
+  EXPECT_EQ(rows_at(0.0, 0.0), 0);
+  EXPECT_EQ(rows_at(0.0, 45.0), 0);    // 2 h |v| = 0.09 m < 0.1 m to either side
+  EXPECT_EQ(rows_at(0.0, -55.0), 2);   // 0.11 m
+  EXPECT_EQ(rows_at(0.0995, 0.0), 1);  // within the solimp width of the upper side
+  EXPECT_EQ(rows_at(0.105, 0.0), 1);   // violated
+  EXPECT_EQ(rows_at(0.09, 6.0), 1);    // 0.012 m covered in two steps, 0.01 m to go
+  EXPECT_EQ(rows_at(0.09, 4.0), 0);
+
+  auto near = MakeSimulator(slide("0"), 1e-3), every = MakeSimulator(slide("1"), 1e-3);
+  near->data().qvel[0] = every->data().qvel[0] = 1.0;
+  double largest_difference = 0.0, furthest = 0.0;
+  int fewest_rows = 2;
+  for (int i = 0; i < 300; ++i) {
+    near->Step();
+    every->Step();
+    largest_difference = std::max(largest_difference, std::abs(near->data().qpos[0] - every->data().qpos[0]));
+    furthest = std::max(furthest, near->data().qpos[0]);
+    fewest_rows = std::min(fewest_rows, near->builder().constraint_counts().joint_limits);
+    EXPECT_EQ(every->builder().constraint_counts().joint_limits, 2);
+  }
+  EXPECT_EQ(fewest_rows, 0);            // rows were left out on the way
+  EXPECT_GT(furthest, 0.1);             // it reached the limit
+  EXPECT_LT(furthest, 0.11);            // and was stopped there
+  EXPECT_LT(largest_difference, 1e-6);  // as with every side a row
+}
+
 TEST(ModelConstraints, TendonLimitHolds) {
   const char* xml = R"(
 <mujoco>
@@ -286,7 +330,7 @@ TEST(ModelConstraints, TendonLimitHolds) {
   // Row: length 2q, effective mass 1/(2² / 1 kg) = 0.25 kg; the 5 N force is 2.5 N along the tendon.
   const double deflection = 2.5 / (0.25 * DefaultStiffnessPerMass());
   EXPECT_NEAR(2 * sim->data().qpos[0], 0.1 + deflection, 0.05 * deflection);
-  EXPECT_EQ(sim->builder().constraint_counts().tendon_limits, 2);
+  EXPECT_EQ(sim->builder().constraint_counts().tendon_limits, 1);  // at rest on the upper side, 1.1 from the lower
 }
 
 /// max over the model's connect equalities of the distance between their two anchors (m).
@@ -406,11 +450,8 @@ TEST(ModelConstraints, BadConstraintParametersNameTheElement) {
   </worldbody>
 </mujoco>)";
   ModelPtr model = LoadModelFromString(xml, "bad");
-  DataPtr data(mj_makeData(model.get()));
-  ContactProblemBuilder builder(*model, ContactDefaults());
-  ContactProblem p;
   try {
-    builder.Build(*model, data.get(), 1e-3, &p);
+    ContactProblemBuilder builder(*model, ContactDefaults());  // checked when made: the joint is far from its limits
     ADD_FAILURE() << "accepted a zero damping ratio";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("joint 'stiff' solreflimit"), std::string::npos) << e.what();

@@ -54,8 +54,10 @@ const char* ToString(ContactInfo::Kind kind);
 
 /// What a Build took from MuJoCo's constraints other than contact (DESIGN.md, "Constraints of the model").
 struct ConstraintCounts {
-  /// Limit rows appended to the contacts: hinge and slide joints 2 each (lower, upper), ball joints 1 (the cone,
-  /// when rotated), limited tendons 2.
+  /// Limit rows appended to the contacts: hinge and slide joints and limited tendons up to 2 each (lower, upper),
+  /// ball joints up to 1 (the cone, when rotated); a side only when the step may reach it (violated, or within the
+  /// larger of the model's margin, the limit's solimp width and twice the distance covered in a step at the current
+  /// speed).
   int joint_limits{0}, tendon_limits{0};
   /// Bilateral rows (ContactProblem::Jb): connect 3, weld 6, joint and tendon couplings 1 each.
   int equality_rows{0};
@@ -127,6 +129,9 @@ class ContactProblemBuilder {
   /// constraint_stiffness, constraint_damping) at the positions of `data` (constraint_rows.cc).
   void CalcConstraintRows(const mjModel& model, const mjData& data, double h, ContactProblem* problem);
   void CalcLimitRows(const mjModel& model, const mjData& data, double h);
+  /// Throws std::invalid_argument naming the first joint or tendon limit whose solref/solimp give no finite,
+  /// non-negative stiffness and damping (at construction: a limit's row is built only near it).
+  static void CheckLimitParameters(const mjModel& model);
   void CalcEqualityRows(const mjModel& model, const mjData& data, double h, ContactProblem* problem);
 
   std::vector<int> body_last_dof_;  // last dof of the chain that moves each body; -1 for bodies fixed to the world
