@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "copy_state.h"
+
 namespace tamsi::scenes {
 namespace {
 
@@ -89,13 +91,6 @@ std::unique_ptr<Simulator> Bin(bool carry) {
   options.solver.stiction_tolerance = scene.stiction_tolerance;
   options.carry_friction_duals = carry;
   return std::make_unique<Simulator>(std::move(scene.model), options);
-}
-
-void CopyState(const Simulator& from, Simulator* to) {
-  const mjModel& m = from.model();
-  std::copy_n(from.data().qpos, m.nq, to->data().qpos);
-  std::copy_n(from.data().qvel, m.nv, to->data().qvel);
-  to->data().time = from.data().time;
 }
 
 // From the same states, one step with the carried duals and one started cold reach the same velocities (each within

@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "copy_state.h"
+
 namespace tamsi::scenes {
 namespace {
 
@@ -36,13 +38,6 @@ std::unique_ptr<Simulator> SlidingBox(bool extrapolate, bool carry_duals = true)
   auto sim = std::make_unique<Simulator>(LoadModelFromString(xml, "sliding_box"), options);
   sim->data().qvel[0] = kSpeed;
   return sim;
-}
-
-void CopyState(const Simulator& from, Simulator* to) {
-  const mjModel& m = from.model();
-  std::copy_n(from.data().qpos, m.nq, to->data().qpos);
-  std::copy_n(from.data().qvel, m.nv, to->data().qvel);
-  to->data().time = from.data().time;
 }
 
 TEST(VelocityExtrapolation, ASlidingBoxReachesTheSameVelocitiesInFewerIterations) {
