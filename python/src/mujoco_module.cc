@@ -133,15 +133,18 @@ namespace {
 /// inputs, and out of which it copies the new state.
 class MujocoStepper {
  public:
-  MujocoStepper(py::handle model, scenes::RunSettings settings) : settings_(std::move(settings)) {
-    const mjModel* m = MjModelAddress(model, "model");
+  MujocoStepper(py::handle model, scenes::RunSettings settings)
+      : settings_(std::move(settings)), source_address_(MjModelAddress(model, "model")) {
     source_ = py::weakref(model);
-    Build(*m);
+    Build(*source_address_);
   }
 
   scenes::StepInfo Step(py::handle model, py::handle data) {
-    const mjModel* m = MjModelAddress(model, "model");
-    if (!source_().is(model)) throw py::value_error("step: this Stepper was made for another model");
+    if (!source_().is(model)) {  // the type first, for its one-line TypeError
+      MjModelAddress(model, "model");
+      throw py::value_error("step: this Stepper was made for another model");
+    }
+    const mjModel* m = source_address_;  // a mujoco.MjModel keeps its mjModel for its whole life
     // The data's model is checked once per MjData object: the last one checked is held weakly.
     mjData* d = last_address_;
     if (!last_data_ || !last_data_().is(data)) {
@@ -181,6 +184,7 @@ class MujocoStepper {
 
   scenes::RunSettings settings_;
   py::weakref source_, last_data_;
+  const mjModel* source_address_;  // source_'s mjModel
   mjData* last_address_{nullptr};
   mjOption source_opt_{};
   std::unique_ptr<scenes::Simulator> simulator_;

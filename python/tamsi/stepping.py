@@ -34,9 +34,11 @@ if TYPE_CHECKING:  # MuJoCo's bindings ship no type information; mujoco is a dep
 
 __all__ = ["forget", "step"]
 
-_steppers: "weakref.WeakKeyDictionary[Any, Tuple[Tuple[Any, ...], Stepper]]" = weakref.WeakKeyDictionary()
-# The previous call's model (held weakly), settings and stepper, replaced whole (threads may step other models).
-_NONE: "Tuple[Any, Any, Any]" = (lambda: None, None, None)
+_steppers: "weakref.WeakKeyDictionary[Any, Tuple[Tuple[Tuple[Any, ...], Optional[Options]], Stepper]]" = (
+    weakref.WeakKeyDictionary())
+# The previous call's model (held weakly), keyword settings, options object and bound Stepper.step, replaced whole
+# (threads may step other models): a call with the same model, settings and options object goes straight to it.
+_NONE: "Tuple[Any, Any, Any, Any]" = (lambda: None, None, None, None)
 _last = _NONE
 
 
@@ -55,27 +57,34 @@ def step(model: "mujoco.MjModel", data: "mujoco.MjData", *, solver: str = "tamsi
     a bad setting or one given both as a keyword and in options with different values, StepFailedError (data
     unchanged) when every substep retry failed.
     """
-    key = (solver, narrow_phase, stiffness, dissipation, stiction_tolerance, threads, max_iterations, options)
+    settings = (solver, narrow_phase, stiffness, dissipation, stiction_tolerance, threads, max_iterations)
+    last_model, last_settings, last_options, last_step = _last
+    if last_model() is model and last_settings == settings and last_options is options:  # the previous call's
+        return last_step(model, data)
+    return _cached_stepper(model, settings, options).step(model, data)
+
+
+def _cached_stepper(model: "mujoco.MjModel", settings: "Tuple[Any, ...]", options: Optional[Options]) -> Stepper:
+    """The cached Stepper of ``model`` for these settings (options equal by identity or by value), made if none is."""
     global _last
-    last_model, last_key, last_stepper = _last
-    if last_model() is model and _same(last_key, key):  # the model and settings of the previous call: no look-up
-        return last_stepper.step(model, data)
     try:
         entry = _steppers.get(model)
     except TypeError:  # not weakly referenceable, so not a mujoco.MjModel: Stepper below says so
         entry = None
-    if entry is None or not _same(entry[0], key):
-        entry = (key, Stepper(model, solver=solver, narrow_phase=narrow_phase, stiffness=stiffness,
-                              dissipation=dissipation, stiction_tolerance=stiction_tolerance, threads=threads,
-                              max_iterations=max_iterations, options=options))
+    if entry is None or not _same(entry[0], settings, options):
+        solver, narrow_phase, stiffness, dissipation, stiction_tolerance, threads, max_iterations = settings
+        entry = ((settings, options), Stepper(model, solver=solver, narrow_phase=narrow_phase, stiffness=stiffness,
+                                              dissipation=dissipation, stiction_tolerance=stiction_tolerance,
+                                              threads=threads, max_iterations=max_iterations, options=options))
         _steppers[model] = entry
-    _last = (weakref.ref(model), key, entry[1])
-    return entry[1].step(model, data)
+    _last = (weakref.ref(model), settings, options, entry[1].step)
+    return entry[1]
 
 
-def _same(a: "Tuple[Any, ...]", b: "Tuple[Any, ...]") -> bool:
-    """Whether two calls' settings are the same; the options (last) by identity, else by value (their repr)."""
-    return a[:-1] == b[:-1] and (a[-1] is b[-1] or repr(a[-1]) == repr(b[-1]))
+def _same(key: "Tuple[Tuple[Any, ...], Optional[Options]]", settings: "Tuple[Any, ...]",
+          options: Optional[Options]) -> bool:
+    """Whether a cached stepper's (settings, options) are these; the options by identity, else by value (repr)."""
+    return key[0] == settings and (key[1] is options or repr(key[1]) == repr(options))
 
 
 def forget(model: "Optional[mujoco.MjModel]" = None) -> None:
