@@ -304,10 +304,7 @@ void Simulator::BuildProblem() {
 StepInfo Simulator::StepTamsi() {
   StepInfo info;
   const auto frontend_start = std::chrono::steady_clock::now();
-  if (!AtState(warm_state_)) {  // the state was changed since the last step: nothing to carry
-    duals_.Forget();
-    known_velocity_changes_ = 0;
-  }
+  ForgetIfStateChanged();
   if (controller_) controller_(*model_, data_.get());
   BuildProblem();
   info.time_frontend = Seconds(frontend_start);
@@ -370,7 +367,14 @@ std::vector<double> Simulator::SaveFrictionDuals() const {
   return AtState(warm_state_) ? duals_.Save() : std::vector<double>();
 }
 
+void Simulator::ForgetIfStateChanged() {
+  if (AtState(warm_state_)) return;
+  duals_.Forget();
+  known_velocity_changes_ = 0;
+}
+
 void Simulator::RestoreFrictionDuals(const std::vector<double>& record) {
+  ForgetIfStateChanged();
   duals_.Load(record);
   GatherState(&warm_state_);
 }
@@ -390,6 +394,7 @@ void Simulator::RestoreVelocityChanges(const std::vector<double>& record) {
     throw std::invalid_argument("velocity changes: " + std::to_string(record.size()) +
                                 " values, expected 0, nv = " + std::to_string(nv) + " or 2 nv");
   }
+  ForgetIfStateChanged();
   known_velocity_changes_ = nv == 0 ? 0 : static_cast<int>(record.size() / nv);
   if (known_velocity_changes_ >= 1) velocity_change_ = Eigen::Map<const Eigen::VectorXd>(record.data(), nv);
   if (known_velocity_changes_ >= 2)

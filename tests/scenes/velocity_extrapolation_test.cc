@@ -82,6 +82,13 @@ TEST(VelocityExtrapolation, TheChangesGoWithTheStateAndThroughSaveAndRestore) {
   resumed->Step();
   EXPECT_TRUE(std::equal(sim->data().qvel, sim->data().qvel + 6, resumed->data().qvel));
   EXPECT_THROW(resumed->RestoreVelocityChanges(std::vector<double>(7, 0.0)), std::invalid_argument);
+  // Duals restored for a state put in from outside: the changes carried for the former state are forgotten.
+  sim->data().qvel[0] += 1e-3;
+  sim->RestoreFrictionDuals({});
+  EXPECT_TRUE(sim->SaveVelocityChanges().empty());
+  sim->Step();
+  sim->Step();
+  EXPECT_EQ(sim->SaveVelocityChanges().size(), 12u);
   sim->Reset(-1);
   EXPECT_TRUE(sim->SaveVelocityChanges().empty());
 }

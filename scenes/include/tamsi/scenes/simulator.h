@@ -178,15 +178,16 @@ class Simulator {
   /// none: before the first step, after a reset, or when the state was changed since the last step). For
   /// checkpoints, so that a resumed run takes bitwise the steps of the uninterrupted one.
   std::vector<double> SaveFrictionDuals() const;
-  /// Restores SaveFrictionDuals' record as the duals of the current state (put back first). Throws
-  /// std::invalid_argument when its size is not a whole number of contacts (FrictionDualCarry::Load).
+  /// Restores SaveFrictionDuals' record as the duals of the current state (put back first; what was carried for
+  /// another state is forgotten). Throws std::invalid_argument when its size is not a whole number of contacts
+  /// (FrictionDualCarry::Load).
   void RestoreFrictionDuals(const std::vector<double>& record);
   /// The last steps' velocity changes v − v0 that the next TAMSI step extrapolates from (nv values per step, newest
   /// first, at most two; empty before the first step, after a reset, or when the state was changed since the last
   /// step). For checkpoints, as SaveFrictionDuals.
   std::vector<double> SaveVelocityChanges() const;
-  /// Restores SaveVelocityChanges' record for the current state (put back first). Throws std::invalid_argument when
-  /// its size is not 0, nv or 2 nv.
+  /// Restores SaveVelocityChanges' record for the current state (put back first; what was carried for another state
+  /// is forgotten). Throws std::invalid_argument when its size is not 0, nv or 2 nv.
   void RestoreVelocityChanges(const std::vector<double>& record);
 
   /// Called at the end of every Step() with the simulator (its state, and the step's contacts and forces).
@@ -234,6 +235,8 @@ class Simulator {
   bool CarriesFrictionDuals() const;
   /// The step's first friction duals (w_start_), carried from the last step where it left the current state.
   void CalcFirstDuals();
+  /// Forgets the carried duals and velocity changes when mjData no longer holds the state they were left at.
+  void ForgetIfStateChanged();
   /// Whether this step starts its Newton iteration at v0 + Δv₁ (SimulatorOptions::extrapolate_velocities).
   bool ExtrapolatesVelocities() const;
   /// After a successful step: its velocity change becomes Δv₁, the former Δv₁ Δv₂.
