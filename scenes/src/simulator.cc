@@ -388,12 +388,17 @@ std::vector<double> Simulator::SaveVelocityChanges() const {
   return record;
 }
 
-void Simulator::RestoreVelocityChanges(const std::vector<double>& record) {
-  const size_t nv = static_cast<size_t>(model_->nv);
-  if (record.size() != 0 && record.size() != nv && record.size() != 2 * nv) {
+void Simulator::CheckVelocityChanges(const std::vector<double>& record, int nv) {
+  const size_t n = static_cast<size_t>(nv);
+  if (record.size() != 0 && record.size() != n && record.size() != 2 * n) {
     throw std::invalid_argument("velocity changes: " + std::to_string(record.size()) +
                                 " values, expected 0, nv = " + std::to_string(nv) + " or 2 nv");
   }
+}
+
+void Simulator::RestoreVelocityChanges(const std::vector<double>& record) {
+  CheckVelocityChanges(record, model_->nv);
+  const size_t nv = static_cast<size_t>(model_->nv);
   ForgetIfStateChanged();
   known_velocity_changes_ = nv == 0 ? 0 : static_cast<int>(record.size() / nv);
   if (known_velocity_changes_ >= 1) velocity_change_ = Eigen::Map<const Eigen::VectorXd>(record.data(), nv);

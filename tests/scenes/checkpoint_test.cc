@@ -167,6 +167,11 @@ TEST(Checkpoint, AMismatchIsNamedAndLeavesTheStateAlone) {
   Checkpoint stateful = checkpoint;
   stateful.controller_state = {1.0};
   expect_error(stateful, &box, "controller_state");
+  const std::vector<double> box_before = box.State();
+  Checkpoint changes = checkpoint;
+  changes.velocity_changes.push_back(0.0);  // not 0, nv or 2 nv values
+  expect_error(changes, &box, "velocity changes");
+  EXPECT_TRUE(BitwiseEqual(box.State(), box_before));
 }
 
 // Resuming under other physics is refused by the name of what differs: a contact stiffness or a stiction tolerance

@@ -37,12 +37,10 @@ enum class NewtonSolve {
   /// schwarz_threshold velocities factor S afresh every iteration with tamsi's block Cholesky (supernodes of whole
   /// bodies, BLAS updates, no allocation; 1.5–1.7 ms per iteration on the N = 500 pile's 2,988-velocity island against
   /// CHOLMOD's 2.6–2.7 ms, whose OpenMP regions cost a system call each, and the LU of eq. 23's 12 ms); larger ones
-  /// approximate S⁻¹ by one-level overlapping Schwarz
-  /// (subdomains of up to schwarz_part_bodies bodies, each factored by a block Cholesky, in parallel), whose cost grows
-  /// like the
-  /// island instead of like its Cholesky factor, with GMRES to schwarz_krylov_tolerance. An iteration
-  /// whose S is not positive definite, or whose GMRES misses krylov_tolerance within its budget, is solved by the
-  /// exact factorization instead.
+  /// approximate S⁻¹ by one-level overlapping Schwarz (subdomains of up to schwarz_part_bodies bodies, each factored
+  /// by a block Cholesky, in parallel), whose cost grows like the island instead of like its Cholesky factor, with
+  /// GMRES to schwarz_krylov_tolerance. An iteration whose S is not positive definite, or whose GMRES misses
+  /// krylov_tolerance within its budget, is solved by the exact factorization instead.
   /// One-way: as kExact (eq. 17 is symmetric already). The default: half the time of kExact per pile step or sliding
   /// tower (bench/README.md), and no allocation in tamsi's code at steady state (its GMRES workspace is kept).
   kSymmetricPreconditioner,

@@ -189,6 +189,9 @@ class Simulator {
   /// Restores SaveVelocityChanges' record for the current state (put back first; what was carried for another state
   /// is forgotten). Throws std::invalid_argument when its size is not 0, nv or 2 nv.
   void RestoreVelocityChanges(const std::vector<double>& record);
+  /// Throws RestoreVelocityChanges' std::invalid_argument for a record that does not fit `nv` velocities (for a check
+  /// before anything is restored).
+  static void CheckVelocityChanges(const std::vector<double>& record, int nv);
 
   /// Called at the end of every Step() with the simulator (its state, and the step's contacts and forces).
   using StepObserver = std::function<void(const Simulator&)>;
