@@ -14,6 +14,8 @@
 #include <tuple>
 #include <utility>
 
+#include "dense_lu.h"
+
 namespace tamsi::internal {
 namespace {
 
@@ -320,6 +322,7 @@ class DenseSolver final : public LinearSolver {
       for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k) dense_(A.row_index[k], j) = A.values[k];
     // Singularity test on the pivots (largest over smallest magnitude): Eigen's rcond() estimate allocates.
     double smallest = 0.0, largest = 0.0;
+    bool singular = false;
     if (symmetric_) {
       ldlt_.compute(dense_);
       if (ldlt_.info() != Eigen::Success || !ldlt_.isPositive()) {
@@ -328,12 +331,13 @@ class DenseSolver final : public LinearSolver {
       }
       smallest = ldlt_.vectorD().cwiseAbs().minCoeff();
       largest = ldlt_.vectorD().cwiseAbs().maxCoeff();
+      singular = !(smallest > 1e-14 * largest);
     } else {
-      lu_.compute(dense_);
-      smallest = lu_.matrixLU().diagonal().cwiseAbs().minCoeff();
-      largest = lu_.matrixLU().diagonal().cwiseAbs().maxCoeff();
+      singular = !lu_.Factor(&dense_);
+      smallest = lu_.smallest_pivot();
+      largest = lu_.largest_pivot();
     }
-    if (!(smallest > 1e-14 * largest)) {
+    if (singular) {
       if (message)
         *message = "dense factorization: matrix singular to working precision (pivots from " +
                    std::to_string(smallest) + " to " + std::to_string(largest) + ")";
@@ -346,7 +350,8 @@ class DenseSolver final : public LinearSolver {
     if (symmetric_) {
       *x = ldlt_.solve(b);
     } else {
-      *x = lu_.solve(b);
+      *x = b;
+      lu_.SolveInPlace(dense_, x);
     }
     return true;
   }
@@ -354,7 +359,7 @@ class DenseSolver final : public LinearSolver {
  private:
   bool symmetric_;
   Eigen::MatrixXd dense_;
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  DenseLu lu_;
   Eigen::LDLT<Eigen::MatrixXd> ldlt_;
 };
 

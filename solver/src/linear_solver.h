@@ -32,8 +32,8 @@ class LinearSolver {
 };
 
 /// kUmfpack: sparse LU, iterative refinement off. kCholmod: sparse Cholesky of the SPD matrix (upper triangle
-/// read). kDense: Eigen partial-pivoting LU (symmetric = false) or LDLᵀ (symmetric = true). kAuto is not accepted.
-/// num_threads (≥ 1): the OpenMP threads CHOLMOD's calls may use (the other backends are serial).
+/// read). kDense: partial-pivoting LU (dense_lu.h) (symmetric = false) or LDLᵀ (symmetric = true). kAuto is not
+/// accepted. num_threads (≥ 1): the OpenMP threads CHOLMOD's calls may use (the other backends are serial).
 std::unique_ptr<LinearSolver> MakeLinearSolver(LinearSolverType type, bool symmetric, int num_threads = 1);
 
 }  // namespace tamsi::internal
