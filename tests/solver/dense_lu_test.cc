@@ -6,14 +6,16 @@
 #include <Eigen/LU>
 #include <cmath>
 #include <random>
+#include <vector>
 
 namespace tamsi::internal {
 namespace {
 
-Eigen::VectorXd Solve(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, bool* factored) {
+Eigen::VectorXd Solve(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, bool* factored, std::vector<int>* pivots) {
   Eigen::MatrixXd factors = A;
   DenseLu lu;
   *factored = lu.Factor(&factors);
+  if (pivots) *pivots = lu.pivots();
   Eigen::VectorXd x = b;
   if (*factored) lu.SolveInPlace(factors, &x);
   return x;
@@ -24,7 +26,7 @@ void ExpectSolvesLikeEigen(const Eigen::MatrixXd& A, std::mt19937* rng) {
   Eigen::VectorXd b(A.rows());
   for (int i = 0; i < b.size(); ++i) b[i] = value(*rng);
   bool factored = false;
-  const Eigen::VectorXd x = Solve(A, b, &factored);
+  const Eigen::VectorXd x = Solve(A, b, &factored, nullptr);
   ASSERT_TRUE(factored);
   const Eigen::VectorXd expected = A.partialPivLu().solve(b);
   EXPECT_LE((x - expected).cwiseAbs().maxCoeff(), 1e-12 * (1.0 + expected.cwiseAbs().maxCoeff()));
@@ -69,20 +71,51 @@ TEST(DenseLu, SolvesIslandsWhoseBodiesCoupleThroughContacts) {
   ExpectSolvesLikeEigen(P * A * P.transpose(), &rng);
 }
 
+// The same island in mixed units: the fingers' joint velocities (rad/s) with inertias of 1e-4, the object's
+// translation (m/s) with a mass of 10, so a finger's column holds object-row entries far above its diagonal. Scaled
+// pivoting keeps every row in place (so the finger blocks' zeros stay zero), where plain partial pivoting would swap.
+TEST(DenseLu, KeepsTheDiagonalOfAnIslandInMixedUnits) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<double> value(-1.0, 1.0);
+  const int n = 22;
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n);
+  for (int f = 0; f < 4; ++f)
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 4; ++j) A(4 * f + i, 4 * f + j) = 0.2 * value(rng);
+      for (int j = 16; j < n; ++j) {
+        A(4 * f + i, j) = 0.2 * value(rng);
+        A(j, 4 * f + i) = 0.2 * value(rng);
+      }
+    }
+  for (int i = 16; i < n; ++i)
+    for (int j = 16; j < n; ++j) A(i, j) = 0.2 * value(rng);
+  A.diagonal().array() += 1.0;
+  Eigen::VectorXd scale(n);
+  for (int i = 0; i < n; ++i) scale[i] = i < 16 ? 1e-2 : std::sqrt(10.0);
+  const Eigen::MatrixXd mixed = scale.asDiagonal() * A * scale.asDiagonal();
+  ASSERT_GT(mixed.col(0).tail(6).cwiseAbs().maxCoeff(), mixed(0, 0));  // plain partial pivoting would swap row 0
+  ExpectSolvesLikeEigen(mixed, &rng);
+  bool factored = false;
+  std::vector<int> pivots;
+  Solve(mixed, Eigen::VectorXd::Ones(n), &factored, &pivots);
+  ASSERT_TRUE(factored);
+  for (int k = 0; k < n; ++k) EXPECT_EQ(pivots[k], k);
+}
+
 TEST(DenseLu, RefusesSingularAndNonFiniteMatrices) {
   Eigen::MatrixXd A(3, 3);
   A << 1, 2, 3, 2, 4, 6, 0, 1, 1;  // row 1 = 2 × row 0
   bool factored = true;
-  Solve(A, Eigen::VectorXd::Ones(3), &factored);
+  Solve(A, Eigen::VectorXd::Ones(3), &factored, nullptr);
   EXPECT_FALSE(factored);
   A << 1, 0, 0, 0, 1e-20, 0, 0, 0, 1;  // a pivot below 1e-14 times the largest
   factored = true;
-  Solve(A, Eigen::VectorXd::Ones(3), &factored);
+  Solve(A, Eigen::VectorXd::Ones(3), &factored, nullptr);
   EXPECT_FALSE(factored);
   A.setIdentity();
   A(2, 2) = std::nan("");
   factored = true;
-  Solve(A, Eigen::VectorXd::Ones(3), &factored);
+  Solve(A, Eigen::VectorXd::Ones(3), &factored, nullptr);
   EXPECT_FALSE(factored);
 }
 
