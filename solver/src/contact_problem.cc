@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tamsi {
 namespace {
@@ -48,6 +49,46 @@ void CheckVector(const char* field, const Eigen::VectorXd& x, Eigen::Index size,
   }
 }
 
+/// M = Mᵀ to 1e-10 times its largest entry (both triangles stored), and a positive diagonal, in one pass: the upper
+/// entries (r, c), r < c, of each column c are met in increasing r, as the lower entries (c, r) of the columns r are,
+/// so a cursor per column walks them; an entry whose mirror is not stored must be below the tolerance.
+void CheckSymmetricWithPositiveDiagonal(const SparseMatrix& M) {
+  const int n = static_cast<int>(M.outerSize());
+  const int* outer = M.outerIndexPtr();
+  const int* inner = M.innerIndexPtr();
+  const double* values = M.valuePtr();
+  auto end = [&](int j) { return M.isCompressed() ? outer[j + 1] : outer[j] + M.innerNonZeroPtr()[j]; };
+  double scale = 0.0;
+  for (int j = 0; j < n; ++j)
+    for (int p = outer[j]; p < end(j); ++p) scale = std::max(scale, std::abs(values[p]));
+  const double tolerance = 1e-10 * scale;
+  auto check = [&](int row, int col, double value, double mirror) {
+    if (std::abs(value - mirror) <= tolerance) return;
+    std::ostringstream os;
+    os << "must be symmetric with both triangles stored: M(" << row << ", " << col << ") = " << value << " but M("
+       << col << ", " << row << ") = " << mirror;
+    Fail("M", os.str());
+  };
+  thread_local std::vector<int> cursor;  // per column: its first upper entry not yet met (kept: no steady allocation)
+  cursor.assign(outer, outer + n);
+  for (int j = 0; j < n; ++j) {
+    bool diagonal = false;
+    for (int p = outer[j]; p < end(j); ++p) {
+      const int i = inner[p];
+      diagonal |= i == j && values[p] > 0.0;
+      if (i <= j) continue;
+      int& q = cursor[i];
+      for (; q < end(i) && inner[q] < j; ++q) check(inner[q], i, values[q], 0.0);  // no mirror stored below
+      double mirror = 0.0;
+      if (q < end(i) && inner[q] == j) mirror = values[q++];
+      check(i, j, values[p], mirror);
+    }
+    if (!diagonal) Fail("M", "diagonal entry " + std::to_string(j) + " must be > 0");
+  }
+  for (int c = 0; c < n; ++c)
+    for (int q = cursor[c]; q < end(c) && inner[q] < c; ++q) check(inner[q], c, values[q], 0.0);
+}
+
 }  // namespace
 
 void ContactProblem::Validate() const {
@@ -64,26 +105,7 @@ void ContactProblem::Validate() const {
   const Eigen::Index nv = M.rows();
   const Eigen::Index nc = Jn.rows();
   CheckFinite("M", M);
-  // Symmetry relative to the largest entry, and a positive diagonal; M(j, i) is found by binary search in column i.
-  if (nv > 0) {
-    double scale = 0.0;
-    for (int j = 0; j < M.outerSize(); ++j)
-      for (SparseMatrix::InnerIterator it(M, j); it; ++it) scale = std::max(scale, std::abs(it.value()));
-    for (int j = 0; j < M.outerSize(); ++j) {
-      bool diagonal = false;
-      for (SparseMatrix::InnerIterator it(M, j); it; ++it) {
-        const double mirror = M.coeff(j, it.row());
-        if (std::abs(it.value() - mirror) > 1e-10 * scale) {
-          std::ostringstream os;
-          os << "must be symmetric with both triangles stored: M(" << it.row() << ", " << j << ") = " << it.value()
-             << " but M(" << j << ", " << it.row() << ") = " << mirror;
-          Fail("M", os.str());
-        }
-        diagonal |= it.row() == j && it.value() > 0.0;
-      }
-      if (!diagonal) Fail("M", "diagonal entry " + std::to_string(j) + " must be > 0");
-    }
-  }
+  CheckSymmetricWithPositiveDiagonal(M);
   CheckShape("Jn", Jn, nc, nv);
   CheckShape("Jt", Jt, 2 * nc, nv);
   CheckFinite("Jn", Jn);

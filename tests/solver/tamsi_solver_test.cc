@@ -448,6 +448,26 @@ TEST(TamsiSolver, AHugeIterationCapAllocatesOnlyWhatItUses) {
   EXPECT_LT(result.summary.vt_residual.capacity(), 10000u);
 }
 
+// M's symmetry check pairs each entry with its mirror in one pass: an entry whose mirror is not stored, on either
+// side of the diagonal, must be below 1e-10 times M's largest entry; uncompressed storage (after insertions) too.
+TEST(ContactProblem, MEntriesWithoutAStoredMirrorMustBeZero) {
+  auto with = [](std::vector<Eigen::Triplet<double>> extra, bool compress) {
+    ContactProblem p = RandomProblem(6, 0, 1);
+    SparseMatrix M(6, 6);
+    for (int i = 0; i < 6; ++i) M.insert(i, i) = 2.0;
+    for (const auto& t : extra) M.insert(t.row(), t.col()) = t.value();
+    if (compress) M.makeCompressed();
+    p.M = M;
+    return p;
+  };
+  for (bool compress : {false, true}) {
+    EXPECT_THROW(with({{0, 4, 1e-3}}, compress).Validate(), std::invalid_argument);
+    EXPECT_THROW(with({{4, 0, 1e-3}}, compress).Validate(), std::invalid_argument);
+    EXPECT_THROW(with({{1, 3, 1e-3}, {3, 1, 2e-3}}, compress).Validate(), std::invalid_argument);
+    EXPECT_NO_THROW(with({{1, 3, 1e-3}, {3, 1, 1e-3}, {0, 5, 1e-12}, {4, 2, -1e-12}}, compress).Validate());
+  }
+}
+
 TEST(ContactProblem, InvalidFieldsAreNamed) {
   const ContactProblem good = RandomProblem(6, 2, 1);
   auto expect_error = [&](auto mutate, const std::string& field) {
@@ -467,6 +487,9 @@ TEST(ContactProblem, InvalidFieldsAreNamed) {
   expect_error([](ContactProblem& p) { p.time_step = NAN; }, "time_step");
   expect_error([](ContactProblem& p) { p.M.conservativeResize(6, 5); }, "M");
   expect_error([](ContactProblem& p) { p.M.coeffRef(0, 1) += 1.0; }, "M");
+  expect_error([](ContactProblem& p) { p.M.coeffRef(0, 5) = 1.0; }, "M");  // no mirror stored below the diagonal
+  expect_error([](ContactProblem& p) { p.M.coeffRef(5, 0) = 1.0; }, "M");  // no mirror stored above it
+  expect_error([](ContactProblem& p) { p.M.coeffRef(3, 3) = 0.0; }, "M");
   expect_error([](ContactProblem& p) { p.Jn.conservativeResize(2, 5); }, "Jn");
   expect_error([](ContactProblem& p) { p.Jt.conservativeResize(3, 6); }, "Jt");
   expect_error([](ContactProblem& p) { p.p_star[2] = INFINITY; }, "p_star");
