@@ -476,7 +476,10 @@ bool Simulator::SolveWithSubsteps(int substeps, StepInfo* info) {
     v_work_ = result_.v;
     if (problem_.w_guess) FrictionDuals(result_.vt, options_.solver.stiction_tolerance, &*problem_.w_guess);
     problem_.delta0 -= h * result_.vn;  // limits included: they are contacts
-    if (problem_.num_constraints() > 0) problem_.g0 += h * (problem_.Jb * v_work_);
+    if (problem_.num_constraints() > 0) {
+      g_rate_.noalias() = problem_.Jb * v_work_;  // into its own storage: the product in a sum would allocate
+      problem_.g0 += h * g_rate_;
+    }
     mj_integratePos(model_.get(), q_work_.data(), v_work_.data(), h);
   }
   std::copy_n(q_work_.data(), model_->nq, data_->qpos);

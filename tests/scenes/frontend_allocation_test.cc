@@ -3,6 +3,7 @@
 // binary, so that operator new, Eigen's std::malloc, MuJoCo's mju_malloc and SuiteSparse are all seen.
 #include <gtest/gtest.h>
 #include <malloc.h>
+#include <tamsi/scenes/mujoco_model.h>
 #include <tamsi/scenes/scene_library.h>
 #include <tamsi/scenes/simulator.h>
 
@@ -106,11 +107,27 @@ TEST(FrontEndAllocations, BuildWithAnUnchangedContactCountAllocatesNothing) {
   }
 }
 
-// A whole TAMSI step allocates what its solve allocates and nothing more (the solver's own count is its concern:
-// one Eigen temporary per solve at the time of writing).
-TEST(FrontEndAllocations, GripperStepsAllocateOnlyWhatTheSolverAllocates) {
-  auto sim = Gripper();
+// A box resting on the floor beside two slides held together by a joint equality: a model with constraint rows.
+std::unique_ptr<Simulator> BoxAndCoupledSlides() {
+  const char* xml = R"(<mujoco><worldbody><geom type="plane" size="1 1 0.1"/>
+    <body pos="0 0 0.049"><freejoint/><geom type="box" size="0.05 0.05 0.05" mass="1"/></body>
+    <body pos="0.5 0 0.5"><joint name="a" type="slide" axis="1 0 0"/><geom type="sphere" size="0.05" mass="1"/></body>
+    <body pos="0.5 0.3 0.5"><joint name="b" type="slide" axis="1 0 0"/><geom type="sphere" size="0.05" mass="1"/></body>
+    </worldbody><equality><joint joint1="a" joint2="b"/></equality></mujoco>)";
+  return std::make_unique<Simulator>(LoadModelFromString(xml, "box_and_coupled_slides"), SimulatorOptions());
+}
+
+// A whole TAMSI step allocates what its solve allocates and nothing more (the solver's own count is its concern,
+// allocation_test's): the gripper (16 contacts), and a model with an equality (its substeps advance g0 by h Jb v).
+class StepAllocations : public ::testing::TestWithParam<int> {};
+
+TEST_P(StepAllocations, AStepAllocatesOnlyWhatTheSolverAllocates) {
+  auto sim = GetParam() == 0 ? Gripper() : BoxAndCoupledSlides();
   for (int n = 0; n < 10; ++n) sim->Step();
+  ASSERT_GT(sim->last_problem().num_contacts(), 0);
+  if (GetParam() == 1) {
+    ASSERT_GT(sim->last_problem().num_constraints(), 0);
+  }
   TamsiSolver solver(sim->options().solver);
   Result result;
   for (int n = 0; n < 2; ++n) solver.Solve(sim->last_problem(), &result);  // structure, analyses, workspaces
@@ -122,6 +139,10 @@ TEST(FrontEndAllocations, GripperStepsAllocateOnlyWhatTheSolverAllocates) {
     EXPECT_EQ(step, solve) << "step " << n;
   }
 }
+INSTANTIATE_TEST_SUITE_P(Models, StepAllocations, ::testing::Values(0, 1),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return info.param == 0 ? "Gripper" : "BoxAndCoupledSlides";
+                         });
 
 }  // namespace
 }  // namespace tamsi::scenes

@@ -274,7 +274,7 @@ class Simulator {
   int known_velocity_changes_{0};
   Eigen::VectorXd warm_state_;
   Eigen::VectorXd w_start_, vt_guess_;  // the step's first duals; Jt v0 for the contacts without a carried dual
-  Eigen::VectorXd v0_, delta_start_, g_start_, v_work_, q_work_;
+  Eigen::VectorXd v0_, delta_start_, g_start_, v_work_, q_work_, g_rate_;  // g_rate_: Jb v of a substep
   std::string substep_failure_;  // why SolveWithSubsteps last returned false, when not the solver's status
   RunStatistics stats_;
   ProblemSink sink_, failure_sink_;
