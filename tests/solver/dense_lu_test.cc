@@ -33,6 +33,26 @@ void ExpectSolvesLikeEigen(const Eigen::MatrixXd& A, std::mt19937* rng) {
   EXPECT_LE((A * x - b).cwiseAbs().maxCoeff(), 1e-12);
 }
 
+/// A hand's island (22 velocities): four fingers of four joints, each coupled to the six velocities of the object it
+/// touches (last) and to nothing else; off-diagonal entries uniform in ±`entry`, `diagonal` added to the diagonal.
+Eigen::MatrixXd HandIsland(double entry, double diagonal, std::mt19937* rng) {
+  std::uniform_real_distribution<double> value(-entry, entry);
+  const int n = 22;
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n);
+  for (int f = 0; f < 4; ++f)
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 4; ++j) A(4 * f + i, 4 * f + j) = value(*rng);
+      for (int j = 16; j < n; ++j) {
+        A(4 * f + i, j) = value(*rng);
+        A(j, 4 * f + i) = value(*rng);
+      }
+    }
+  for (int i = 16; i < n; ++i)
+    for (int j = 16; j < n; ++j) A(i, j) = value(*rng);
+  A.diagonal().array() += diagonal;
+  return A;
+}
+
 // Dense, nonsymmetric, with no diagonal dominance: rows must be swapped.
 TEST(DenseLu, SolvesDenseMatricesThatNeedPivoting) {
   std::mt19937 rng(7);
@@ -46,24 +66,11 @@ TEST(DenseLu, SolvesDenseMatricesThatNeedPivoting) {
   }
 }
 
-// A hand's island: four fingers of four joints, each coupled to the six velocities of the object it touches and to
-// nothing else, the object last (the sparse path of the rank-one updates), then the object first (all fill).
+// A hand's island with the object last (the sparse path of the rank-one updates), then the object first (all fill).
 TEST(DenseLu, SolvesIslandsWhoseBodiesCoupleThroughContacts) {
   std::mt19937 rng(11);
-  std::uniform_real_distribution<double> value(-1.0, 1.0);
-  const int n = 22;
-  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n);
-  for (int f = 0; f < 4; ++f)
-    for (int i = 0; i < 4; ++i) {
-      for (int j = 0; j < 4; ++j) A(4 * f + i, 4 * f + j) = value(rng);
-      for (int j = 16; j < n; ++j) {
-        A(4 * f + i, j) = value(rng);
-        A(j, 4 * f + i) = value(rng);
-      }
-    }
-  for (int i = 16; i < n; ++i)
-    for (int j = 16; j < n; ++j) A(i, j) = value(rng);
-  A.diagonal().array() += 4.0;
+  const Eigen::MatrixXd A = HandIsland(1.0, 4.0, &rng);
+  const int n = static_cast<int>(A.rows());
   ExpectSolvesLikeEigen(A, &rng);
   Eigen::VectorXi order(n);
   for (int i = 0; i < n; ++i) order[i] = (i + 6) % n;  // the object's velocities first
@@ -76,20 +83,8 @@ TEST(DenseLu, SolvesIslandsWhoseBodiesCoupleThroughContacts) {
 // pivoting keeps every row in place (so the finger blocks' zeros stay zero), where plain partial pivoting would swap.
 TEST(DenseLu, KeepsTheDiagonalOfAnIslandInMixedUnits) {
   std::mt19937 rng(13);
-  std::uniform_real_distribution<double> value(-1.0, 1.0);
-  const int n = 22;
-  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n);
-  for (int f = 0; f < 4; ++f)
-    for (int i = 0; i < 4; ++i) {
-      for (int j = 0; j < 4; ++j) A(4 * f + i, 4 * f + j) = 0.2 * value(rng);
-      for (int j = 16; j < n; ++j) {
-        A(4 * f + i, j) = 0.2 * value(rng);
-        A(j, 4 * f + i) = 0.2 * value(rng);
-      }
-    }
-  for (int i = 16; i < n; ++i)
-    for (int j = 16; j < n; ++j) A(i, j) = 0.2 * value(rng);
-  A.diagonal().array() += 1.0;
+  const Eigen::MatrixXd A = HandIsland(0.2, 1.0, &rng);
+  const int n = static_cast<int>(A.rows());
   Eigen::VectorXd scale(n);
   for (int i = 0; i < n; ++i) scale[i] = i < 16 ? 1e-2 : std::sqrt(10.0);
   const Eigen::MatrixXd mixed = scale.asDiagonal() * A * scale.asDiagonal();
