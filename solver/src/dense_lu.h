@@ -1,7 +1,7 @@
 #pragma once
 /// @file
-/// Internal: LU factorization with partial pivoting of a small dense matrix, in place (LAPACK's getrf layout), for
-/// the Newton systems of small islands. Unblocked and right-looking, each rank-one update restricted to the nonzero
+/// Internal: LU factorization with row pivoting of a small dense matrix, in place (LAPACK's getrf layout), for the
+/// Newton systems of small islands. Unblocked and right-looking, each rank-one update restricted to the nonzero
 /// rows and columns: an island's bodies couple only through their contacts (a hand's fingers through the object they
 /// hold), so its matrix is mostly zero blocks and their zeros mostly stay zero.
 
@@ -14,7 +14,7 @@ namespace tamsi::internal {
 /// below it). Rows are pivoted by scaled threshold pivoting: at step k, each candidate row i is weighed by |a_ik| /
 /// √|a_ii| (its original diagonal), and the diagonal row is kept while its weight is at least 0.1 times the largest.
 /// The scaling makes the test independent of the velocities' units; the threshold keeps rows in place, and with them
-/// the zero blocks of an island's matrix, as sparse LU codes do (UMFPACK's symmetric strategy).
+/// the zero blocks of an island's matrix, as sparse LU codes prefer their diagonals.
 class DenseLu {
  public:
   /// Factors `A` (n × n, overwritten by the factors). Returns false if a pivot is zero or not finite (the
