@@ -66,7 +66,7 @@ bool DenseLu::Factor(Eigen::MatrixXd* A) {
       }
     }
   }
-  return smallest_ > 1e-14 * largest_;
+  return smallest_ > kSingularPivotRatio * largest_;
 }
 
 void DenseLu::SolveInPlace(const Eigen::MatrixXd& factors, Eigen::VectorXd* b) const {

@@ -10,6 +10,10 @@
 
 namespace tamsi::internal {
 
+/// A dense factorization is singular to working precision when its smallest pivot magnitude is not above this times
+/// its largest (DenseLu's and the dense backend's LDLᵀ test alike).
+constexpr double kSingularPivotRatio = 1e-14;
+
 /// P A = L U of a square matrix, stored in place of A (U on and above the diagonal, L's unit-diagonal multipliers
 /// below it). Rows are pivoted by scaled threshold pivoting: at step k, each candidate row i is weighed by |a_ik| /
 /// √|a_ii| (its original diagonal), and the diagonal row is kept while its weight is at least 0.1 times the largest.
@@ -18,8 +22,8 @@ namespace tamsi::internal {
 class DenseLu {
  public:
   /// Factors `A` (n × n, overwritten by the factors). Returns false if a pivot is zero or not finite (the
-  /// factorization stops there) or the smallest pivot magnitude is below 1e-14 times the largest (singular to working
-  /// precision); smallest_pivot() and largest_pivot() are the magnitudes met so far.
+  /// factorization stops there) or the smallest pivot magnitude is below kSingularPivotRatio times the largest
+  /// (singular to working precision); smallest_pivot() and largest_pivot() are the magnitudes met so far.
   bool Factor(Eigen::MatrixXd* A);
   /// b ← A⁻¹ b with the last factors; b: n.
   void SolveInPlace(const Eigen::MatrixXd& factors, Eigen::VectorXd* b) const;

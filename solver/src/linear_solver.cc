@@ -331,7 +331,7 @@ class DenseSolver final : public LinearSolver {
       }
       smallest = ldlt_.vectorD().cwiseAbs().minCoeff();
       largest = ldlt_.vectorD().cwiseAbs().maxCoeff();
-      singular = !(smallest > 1e-14 * largest);
+      singular = !(smallest > kSingularPivotRatio * largest);
     } else {
       singular = !lu_.Factor(&dense_);
       smallest = lu_.smallest_pivot();
