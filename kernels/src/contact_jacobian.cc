@@ -38,7 +38,8 @@ ContactJacobian::ContactJacobian(const Sparse& Jn, const Sparse& Jt)
   std::vector<int> next(support_ptr_.begin(), support_ptr_.end() - 1);
   std::fill(last.begin(), last.end(), -1);
   for (int j = 0; j < num_velocities_; ++j) for_each_new_contact(j, [&](int i) { support_[next[i]++] = j; });
-  // Where each stored entry of Jn and Jt (in their own compressed order) lands in the blocks.
+  // Where each stored entry of Jn and Jt (in their own compressed order) lands in the blocks, and its value there.
+  blocks_.assign(3 * support_.size(), 0.0);
   auto slots = [&](const Sparse& A, int rows_per_contact, std::vector<int>* slot) {
     slot->clear();
     for (int j = 0; j < A.outerSize(); ++j)
@@ -49,12 +50,11 @@ ContactJacobian::ContactJacobian(const Sparse& Jn, const Sparse& Jt)
         const int a = static_cast<int>(std::lower_bound(begin, begin + support_size(i), j) - begin);
         TAMSI_DEBUG_ASSERT(a < support_size(i) && begin[a] == j);
         slot->push_back(3 * (support_ptr_[i] + a) + local_row);
+        blocks_[slot->back()] += it.value();
       }
   };
   slots(Jn, 1, &jn_slot_);
   slots(Jt, 2, &jt_slot_);
-  blocks_.resize(3 * support_.size());
-  SetValues(Jn, Jt);
   // Transpose map by counting sort, filled in increasing contact order.
   transpose_ptr_.assign(num_velocities_ + 1, 0);
   for (int col : support_) ++transpose_ptr_[col + 1];
@@ -84,10 +84,11 @@ bool ContactJacobian::HasPattern(const Sparse& Jn, const Sparse& Jt) const {
 
 void ContactJacobian::SetValues(const Sparse& Jn, const Sparse& Jt) {
   std::fill(blocks_.begin(), blocks_.end(), 0.0);
+  // Jn and Jt are compressed with the recorded patterns (HasPattern), so their k-th stored values go to slot[k].
+  TAMSI_DEBUG_ASSERT(Jn.isCompressed() && Jt.isCompressed());
   auto add = [&](const Sparse& A, const std::vector<int>& slot) {
-    size_t k = 0;
-    for (int j = 0; j < A.outerSize(); ++j)
-      for (Sparse::InnerIterator it(A, j); it; ++it) blocks_[slot[k++]] += it.value();
+    const double* values = A.valuePtr();
+    for (size_t k = 0; k < slot.size(); ++k) blocks_[slot[k]] += values[k];
   };
   add(Jn, jn_slot_);
   add(Jt, jt_slot_);

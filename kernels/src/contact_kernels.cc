@@ -40,7 +40,7 @@ void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, co
   const double vs = model.stiction_tolerance;
   pi->resize(nc);
   ft->resize(2 * nc);
-  blocks->resize(9 * nc);
+  if (blocks) blocks->resize(9 * nc);
   budget.For(nc, 256, [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
       NormalForce normal{pi_frozen[i], 0.0};
@@ -51,6 +51,7 @@ void CalcContactForces(const ThreadBudget& budget, const ContactModel& model, co
       const FrictionSlope slope = RegularizedFrictionSlope(mu[i], s, model.regularization);
       (*pi)[i] = normal.pi;
       ft->segment<2>(2 * i) = -(normal.pi / vs) * slope.g * v;
+      if (!blocks) continue;
       // B = −∂(π, ft)/∂(vn, vt), rows and columns ordered (n, t1, t2).
       Eigen::Map<Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> B(blocks->data() + 9 * i);
       B.setZero();

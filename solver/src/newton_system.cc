@@ -173,6 +173,12 @@ void NewtonSystem::Evaluate(const Eigen::VectorXd& v, const kernels::SlidingBloc
   });
 }
 
+void NewtonSystem::EvaluateForces(const Eigen::VectorXd& v) {
+  J_.Multiply(budget_, v, &vn_, &vt_);
+  kernels::CalcContactForces(budget_, model_, problem_->stiffness, problem_->dissipation, problem_->friction,
+                             problem_->delta0, pi_frozen_, vn_, vt_, &pi_, &ft_, nullptr);
+}
+
 void NewtonSystem::Assemble(Eigen::VectorXd* symmetric_part) {
   if (symmetric_part) symmetric_part->resize(pattern_.nnz());
   pattern_.Assemble(budget_, *M_, J_, problem_->time_step, blocks_, values_.data(),

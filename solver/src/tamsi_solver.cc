@@ -273,7 +273,7 @@ Status TamsiSolver::Impl::CombineStatus(Summary* s) const {
 Status TamsiSolver::Impl::Finish(Status status, Clock::time_point start, const Options& o, Result* result) {
   Summary& s = result->summary;
   const Clock::time_point t = Clock::now();
-  system->Evaluate(v);
+  system->EvaluateForces(v);
   s.counters.time_residual += Seconds(t);
   if (has_vt_first)
     for (int i = 0; i < s.num_contacts; ++i)

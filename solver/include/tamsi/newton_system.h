@@ -37,6 +37,9 @@ class NewtonSystem {
   /// contact's block in the next Assemble() is formed (kernels::CalcContactForces); the residual depends on neither.
   void Evaluate(const Eigen::VectorXd& v, const kernels::SlidingBlock* sliding_block = nullptr,
                 const Eigen::VectorXd* dual = nullptr);
+  /// vn, vt, π and ft at v (nv, m/s) alone, as Evaluate() computes them, without the residual and the Newton
+  /// matrix's blocks: a solution's forces. Assemble() needs an Evaluate() after it.
+  void EvaluateForces(const Eigen::VectorXd& v);
   /// Fills values() with the Newton matrix ∂r/∂v at the last Evaluate()d v (with the sliding blocks asked). With
   /// `symmetric_part` (or nullptr), the same pass also fills it (on pattern(), resized to its nnz) with the Newton
   /// matrix without its W_tn term, M + h(W_nn + W_tt): the symmetric part of eq. 23 (the W_tt blocks are symmetric,

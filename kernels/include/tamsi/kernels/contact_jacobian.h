@@ -26,7 +26,7 @@ class ContactJacobian {
   /// SetValues() refreshes it without rebuilding.
   bool HasPattern(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& Jn,
                   const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& Jt) const;
-  /// Refills the blocks from Jn and Jt of the same pattern (HasPattern). Allocates nothing.
+  /// Refills the blocks from Jn and Jt of the same pattern, compressed (HasPattern). Allocates nothing.
   void SetValues(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& Jn,
                  const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& Jt);
 

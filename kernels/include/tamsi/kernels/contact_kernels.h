@@ -69,8 +69,8 @@ enum class SlidingBlock : std::uint8_t {
 /// Per-contact forces and Newton blocks. For contact i, with local velocities (vn_i, vt_2i, vt_2i+1), writes
 /// pi(i) (N), ft(2i..2i+1) (N) and the row-major 3 × 3 block B_i = −∂(π, ft)/∂(vn, vt) into blocks[9i..9i+8], so that
 /// the Newton matrix is M + h Σᵢ Jcᵢᵀ Bᵢ Jcᵢ with Jcᵢ = [Jnᵢ; Jtᵢ] (eq. 20, 22, 23; the one-way eq. 17 has only the
-/// tangential block). Sizes: k, d, mu, delta0, pi_frozen, vn, pi: nc; vt, ft: 2nc; blocks: 9nc. Resizes and overwrites
-/// outputs.
+/// tangential block). Sizes: k, d, mu, delta0, pi_frozen, vn, pi: nc; vt, ft: 2nc; blocks: 9nc, or nullptr for the
+/// forces alone (a solution's). Resizes and overwrites outputs.
 ///
 /// `sliding_block` (nc entries, or nullptr for all kTangent): how each sliding contact's block is formed; `dual`
 /// (2nc, read where sliding_block is kPrimalDual): each contact's dual w (dimensionless, ‖w‖ ≤ 1, in the tangent
