@@ -108,6 +108,21 @@ struct TwoContacts {
   }
 };
 
+// A solution's forces alone (blocks = nullptr, TamsiSolver's last evaluation): bitwise those computed with the blocks,
+// a Hunt–Crossley compression force (eq. 5) and a sliding contact's friction at μ π opposite its slip (eq. 6).
+TEST(CalcContactForces, ForcesWithoutBlocksAreTheForcesWithThem) {
+  const TwoContacts c;
+  Eigen::VectorXd pi, ft, blocks, pi_alone, ft_alone;
+  c.Calc(FrictionRegularization::kLinear, &pi, &ft, &blocks);
+  c.Calc(FrictionRegularization::kLinear, &pi_alone, &ft_alone, nullptr);
+  EXPECT_EQ(pi_alone, pi);
+  EXPECT_EQ(ft_alone, ft);
+  const double compression = 1e-3 + 1e-3 * 0.01;  // δ0 − h vn
+  EXPECT_NEAR(pi_alone[1], 1e5 * compression * (1.0 + 2.0 * 0.01), 1e-12);
+  EXPECT_NEAR(ft_alone.tail<2>().norm(), 0.6 * pi_alone[1], 1e-12);
+  EXPECT_LT(ft_alone.tail<2>().dot(c.vt.tail<2>()), 0.0);
+}
+
 // Secant blocks (the solver's safeguard): a sliding contact's tangential block becomes (π μ̃(s)/‖vt‖) I, without the
 // tangent's s g' v̂v̂ᵀ term; stiction blocks, the W_tn column and the forces are those of eq. 6, 16, 22.
 TEST(CalcContactForces, SecantBlocksAreIsotropicForSlidingContactsOnly) {
