@@ -128,9 +128,9 @@ scenes::ModelPtr CopyModel(const mjModel& model) {
 namespace {
 
 /// Steps a caller's mujoco.MjData in place with TAMSI, with the same C++ Simulator that `tamsi run MODEL.xml` and
-/// tamsi.Simulator use: a copy of the model taken at construction (the front end's tables, the solver's kept
-/// analyses and workspaces live with it), and its own mjData into which each step copies the caller's state and
-/// inputs, and out of which it copies the new state.
+/// tamsi.Simulator use, on a copy of the model taken at construction (the front end's tables, the solver's kept
+/// analyses and workspaces live with it): Simulator::Step(mjData*) on data of the model itself, StepState (through
+/// the simulator's own mjData) on data of another model with the same sizes.
 class MujocoStepper {
  public:
   MujocoStepper(py::handle model, scenes::RunSettings settings)
@@ -151,14 +151,13 @@ class MujocoStepper {
       d = MjDataAddress(data, *m, "data");
       last_data_ = py::weakref(data);
       last_address_ = d;
+      last_in_place_ = MjModelAddress(data.attr("model"), "data") == m;
     }
     if (std::memcmp(&m->opt, &source_opt_, sizeof(mjOption)) != 0) Build(*m);
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
-    mj_copyState(m, d, &simulator_->data(), kReads);
-    const scenes::StepInfo info = simulator_->Step();
-    mj_copyState(m, &simulator_->data(), d, kWrites);
-    return info;
+    // Data of this very model is stepped in place; of another model with the same state sizes, through a copy.
+    return last_in_place_ ? simulator_->Step(d) : simulator_->StepState(d);
   }
 
   const scenes::Simulator& simulator() const { return *simulator_; }
@@ -175,17 +174,11 @@ class MujocoStepper {
     std::memcpy(&source_opt_, &model.opt, sizeof(mjOption));
   }
 
-  /// What a step reads of the caller's mjData, in MuJoCo's own state elements (mj_copyState): the state (qpos, qvel,
-  /// act, time) and the inputs (ctrl, applied forces, mocap poses, user data, active equalities, plugin state); and
-  /// what it writes back: qpos, qvel, act and time.
-  static constexpr int kReads =
-      mjSTATE_TIME | mjSTATE_QPOS | mjSTATE_QVEL | mjSTATE_ACT | mjSTATE_PLUGIN | mjSTATE_USER;
-  static constexpr int kWrites = mjSTATE_TIME | mjSTATE_QPOS | mjSTATE_QVEL | mjSTATE_ACT;
-
   scenes::RunSettings settings_;
   py::weakref source_, last_data_;
   const mjModel* source_address_;  // source_'s mjModel
   mjData* last_address_{nullptr};
+  bool last_in_place_{false};  // last_data_ was made from source_ itself (then stepped in place)
   mjOption source_opt_{};
   std::unique_ptr<scenes::Simulator> simulator_;
   std::mutex mutex_;
@@ -205,9 +198,12 @@ Stepper(model, *, solver="tamsi", narrow_phase="analytic", stiffness=None, dissi
                       Options()'s, ValueError when a keyword gives another value)
 
 step(model, data) advances data by one step h: reads qpos, qvel, act, time and the inputs ctrl, qfrc_applied,
-xfrc_applied, mocap_pos, mocap_quat, userdata, eq_active and plugin_state; writes qpos, qvel, act and time (nothing
-else of data changes: call mujoco.mj_forward for kinematics, contacts and sensors at the new state). Returns the
-step's tamsi.StepInfo. Raises TypeError for objects that are not mujoco.MjModel / mujoco.MjData, ValueError for data
+xfrc_applied, mocap_pos, mocap_quat, userdata, eq_active and plugin_state; writes the new qpos, qvel, act and time.
+Data made from this model is stepped in place and, as after mujoco.mj_step, holds what TAMSI's front end computed at
+the step's start state: kinematics (xpos, site_xpos, ...), contacts, actuator and passive forces; not sensors nor
+MuJoCo's constraint arrays (call mujoco.mj_forward for those, and for anything at the new state). Data made from
+another model with the same sizes, or whose arena is too small for the step, is stepped through the Stepper's own
+data: then only its qpos, qvel, act and time are the step's. Returns the step's tamsi.StepInfo. Raises TypeError for objects that are not mujoco.MjModel / mujoco.MjData, ValueError for data
 of another model, StepFailedError (data unchanged) when every substep retry failed.
 
 The copy keeps the front end's tables and the solver's analyses from step to step. It is rebuilt when model.opt

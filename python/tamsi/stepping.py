@@ -19,7 +19,8 @@ when its model does) and is rebuilt
 - when ``model.opt`` (timestep, gravity, flags, ...) changed since the previous step.
 
 Other edits of the model (masses, friction, gains, ...) are not seen by a cached copy: call ``forget(model)`` after
-them. Only ``qpos``, ``qvel``, ``act`` and ``time`` of ``data`` change (see ``tamsi.Stepper``).
+them. ``data`` gets the new ``qpos``, ``qvel``, ``act`` and ``time`` and, as after ``mujoco.mj_step``, the front end's
+kinematics, contacts and forces at the step's start state (see ``tamsi.Stepper``).
 """
 
 from __future__ import annotations

@@ -165,22 +165,24 @@ Simulator::Simulator(ModelPtr model, const SimulatorOptions& options, int keyfra
   builder_.set_narrow_phase(options.narrow_phase);
   if (options.engine == Engine::kTamsi) {
     ConfigureModelForTamsi(model_.get(), 0);
-    data_.reset(mj_makeData(model_.get()));
-    ResetState(*model_, data_.get(), keyframe);
+    own_data_.reset(mj_makeData(model_.get()));
+    data_ = own_data_.get();
+    ResetState(*model_, data_, keyframe);
     return;
   }
   model_->opt.timestep = time_step_;
   if (options.mujoco_solver >= 0) model_->opt.solver = options.mujoco_solver;
   mjcb_time = &SteadyClockSeconds;
-  data_.reset(mj_makeData(model_.get()));
-  ResetState(*model_, data_.get(), keyframe);
+  own_data_.reset(mj_makeData(model_.get()));
+  data_ = own_data_.get();
+  ResetState(*model_, data_, keyframe);
 }
 
 Simulator::~Simulator() = default;
 
 void Simulator::Reset(int keyframe) {
   CheckKeyframe(*model_, keyframe);
-  ResetState(*model_, data_.get(), keyframe);
+  ResetState(*model_, data_, keyframe);
   problem_ = ContactProblem();
   result_ = Result();
   duals_.Forget();
@@ -226,6 +228,45 @@ StepInfo Simulator::Step() {
   }
   if (observer_) observer_(*this);
   return info;
+}
+
+namespace {
+
+/// Thrown inside Simulator::Step(mjData*) when the caller's arena is too small for the step (before its state changed).
+struct CallerArenaFull {};
+
+}  // namespace
+
+StepInfo Simulator::Step(mjData* data) {
+  mjData* const own = own_data_.get();
+  struct Restore {
+    Simulator* simulator;
+    mjData* own;
+    ~Restore() { simulator->data_ = own; }
+  } restore{this, own};
+  data_ = data;
+  try {
+    return Step();
+  } catch (const CallerArenaFull&) {
+  }
+  data_ = own;
+  return StepState(data);
+}
+
+StepInfo Simulator::StepState(mjData* data) {
+  // What a step reads of `data` (its state and inputs) and what it writes back.
+  constexpr int kReads = mjSTATE_TIME | mjSTATE_QPOS | mjSTATE_QVEL | mjSTATE_ACT | mjSTATE_PLUGIN | mjSTATE_USER;
+  constexpr int kWrites = mjSTATE_TIME | mjSTATE_QPOS | mjSTATE_QVEL | mjSTATE_ACT;
+  mj_copyState(model_.get(), data, data_, kReads);
+  const StepInfo info = Step();
+  mj_copyState(model_.get(), data_, data, kWrites);
+  return info;
+}
+
+void Simulator::GrowOwnArena() {
+  if (data_ != own_data_.get()) throw CallerArenaFull();
+  GrowArena(model_.get(), &own_data_);
+  data_ = own_data_.get();
 }
 
 void Simulator::FindFreeBodies() {
@@ -290,7 +331,7 @@ double Simulator::NormalForceBetween(int a, int b) const {
     for (int i = 0; i < data_->ncon; ++i) {
       if (!pair(data_->contact[i].geom1, data_->contact[i].geom2)) continue;
       double wrench[6];
-      mj_contactForce(&m, data_.get(), i, wrench);
+      mj_contactForce(&m, data_, i, wrench);
       force += wrench[0];
     }
   }
@@ -298,14 +339,14 @@ double Simulator::NormalForceBetween(int a, int b) const {
 }
 
 void Simulator::BuildProblem() {
-  while (!builder_.Build(*model_, data_.get(), time_step_, &problem_)) GrowArena(model_.get(), &data_);
+  while (!builder_.Build(*model_, data_, time_step_, &problem_)) GrowOwnArena();
 }
 
 StepInfo Simulator::StepTamsi() {
   StepInfo info;
   const auto frontend_start = std::chrono::steady_clock::now();
   ForgetIfStateChanged();
-  if (controller_) controller_(*model_, data_.get());
+  if (controller_) controller_(*model_, data_);
   BuildProblem();
   info.time_frontend = Seconds(frontend_start);
   const ConstraintCounts& counts = builder_.constraint_counts();
@@ -502,7 +543,7 @@ void Simulator::IntegrateActivations() {
 
 StepInfo Simulator::StepMujoco() {
   const mjModel& m = *model_;
-  mjData* d = data_.get();
+  mjData* d = data_;
   const Eigen::VectorXd qpos = Eigen::Map<const Eigen::VectorXd>(d->qpos, m.nq);
   const Eigen::VectorXd qvel = Eigen::Map<const Eigen::VectorXd>(d->qvel, m.nv);
   const Eigen::VectorXd act = Eigen::Map<const Eigen::VectorXd>(d->act, m.na);
@@ -539,7 +580,7 @@ StepInfo Simulator::StepMujoco() {
   // (a bin dropped from above has no contacts): double it and take the step again, as TAMSI's front end does for its
   // contact list.
   try {
-    GrowArena(model_.get(), &data_);
+    GrowOwnArena();
   } catch (const MujocoError& e) {
     throw StepFailedError("step " + std::to_string(stats_.steps) + " at t = " + std::to_string(time) +
                           " s: " + e.what());
@@ -548,7 +589,7 @@ StepInfo Simulator::StepMujoco() {
 }
 
 StepInfo Simulator::MujocoStepInfo(double constraint_before, double total) const {
-  const mjData* d = data_.get();
+  const mjData* d = data_;
   StepInfo info;
   info.time_solve = d->timer[mjTIMER_CONSTRAINT].duration + d->timer[mjTIMER_POS_MAKE].duration +
                     d->timer[mjTIMER_POS_PROJECT].duration - constraint_before;
@@ -592,7 +633,7 @@ const mjtNum* Simulator::Sensors() {
   if (model_->nsensordata == 0) return data_->sensordata;
   if (!sensor_data_) sensor_data_.reset(mj_makeData(model_.get()));
   for (;;) {
-    mj_copyState(model_.get(), data_.get(), sensor_data_.get(), mjSTATE_INTEGRATION);
+    mj_copyState(model_.get(), data_, sensor_data_.get(), mjSTATE_INTEGRATION);
     const mjWarningStat* warnings = sensor_data_->warning;
     const int full = warnings[mjWARN_CONTACTFULL].number + warnings[mjWARN_CNSTRFULL].number;
     try {
@@ -607,9 +648,9 @@ const mjtNum* Simulator::Sensors() {
 }
 
 void Simulator::UpdateKinematics() {
-  mj_kinematics(model_.get(), data_.get());
-  mj_comPos(model_.get(), data_.get());
-  mj_comVel(model_.get(), data_.get());
+  mj_kinematics(model_.get(), data_);
+  mj_comPos(model_.get(), data_);
+  mj_comVel(model_.get(), data_);
 }
 
 }  // namespace tamsi::scenes

@@ -107,6 +107,23 @@ def test_a_loop_writing_ctrl_drives_the_arm_like_mj_step():
     assert tamsi_error < 0.05 and np.abs(data.qpos[:7] - data_mj.qpos[:7]).max() < 0.05
 
 
+def test_step_leaves_the_kinematics_and_contacts_of_the_steps_start_as_mj_step_does():
+    """A step runs on the caller's MjData itself: afterwards it holds the kinematics and contacts the front end computed
+    at the step's start state, as after mujoco.mj_step (whose xpos are those of the same start)."""
+    model, data = start(GRIPPER)
+    model_mj, data_mj = start(GRIPPER)
+    tamsi.forget(model)
+    for _ in range(20):
+        tamsi.step(model, data)
+    data_mj.qpos[:], data_mj.qvel[:], data_mj.time = data.qpos, data.qvel, data.time
+    tamsi.step(model, data)
+    mujoco.mj_step(model_mj, data_mj)
+    assert data.time == pytest.approx(data_mj.time)
+    assert_bitwise(data.xpos, data_mj.xpos)
+    assert_bitwise(data.xquat, data_mj.xquat)
+    assert data.ncon > 0 and {(c.geom1, c.geom2) for c in data.contact} >= {(c.geom1, c.geom2) for c in data_mj.contact}
+
+
 def test_simulator_takes_a_mujoco_model():
     model, _ = start(GRIPPER)
     from_model = tamsi.Simulator(model)

@@ -519,6 +519,54 @@ TEST(ClutterBin, MujocosEngineGrowsItsArenaWhenADroppedBinLands) {
   EXPECT_EQ(sim.statistics().steps, 150);
 }
 
+// Six boxes resting on a plane (4 contacts each), their model declaring an arena of `memory` (MJCF <size>).
+ModelPtr RestingBoxes(const std::string& memory) {
+  std::string xml = "<mujoco><size memory=\"" + memory + "\"/><worldbody><geom type=\"plane\" size=\"1 1 0.1\"/>";
+  for (int b = 0; b < 6; ++b) {
+    xml += "<body pos=\"" + std::to_string(-0.3 + 0.12 * b) +
+           " 0 0.0499\"><freejoint/><geom type=\"box\" size=\"0.05 0.05 0.05\"/></body>";
+  }
+  return LoadModelFromString(xml + "</worldbody></mujoco>", "boxes");
+}
+
+// Simulator::Step(mjData*): a caller's mjData of the model is stepped in place, bitwise as the simulator steps its
+// own, which it leaves as it was; like mj_step it leaves the front end's kinematics and contacts of the step's start
+// in the caller's data. A caller's arena too small for the step's contacts falls back to the simulator's own data
+// (StepState): the same states, bitwise.
+TEST(Simulator, StepsACallersDataInPlaceAsItStepsItsOwn) {
+  for (const char* memory : {"1M", "8K"}) {
+    SCOPED_TRACE(memory);
+    ModelPtr callers_model = RestingBoxes(memory);
+    Simulator reference(RestingBoxes(memory), SimulatorOptions(), -1);
+    Simulator stepper(RestingBoxes(memory), SimulatorOptions(), -1);
+    DataPtr data(mj_makeData(callers_model.get()));
+    mj_resetData(callers_model.get(), data.get());
+    const mjModel& m = reference.model();
+    std::vector<double> start_qpos(m.nq);
+    for (int n = 0; n < 50; ++n) {
+      std::copy_n(data->qpos, m.nq, start_qpos.begin());
+      reference.Step();
+      stepper.Step(data.get());
+      ASSERT_EQ(std::memcmp(reference.data().qpos, data->qpos, sizeof(double) * m.nq), 0) << "step " << n;
+      ASSERT_EQ(std::memcmp(reference.data().qvel, data->qvel, sizeof(double) * m.nv), 0) << "step " << n;
+      ASSERT_EQ(reference.data().time, data->time);
+    }
+    EXPECT_EQ(stepper.statistics().steps, 50);
+    const bool fits = static_cast<double>(reference.statistics().contacts_max) * sizeof(mjContact) <
+                      static_cast<double>(callers_model->narena);
+    EXPECT_EQ(fits, std::string(memory) == "1M");  // 8K cannot hold the 24 contacts
+    // The fallback stepped through the simulator's own data; in place, that data was left at its start.
+    EXPECT_EQ(stepper.data().time, fits ? 0.0 : data->time);
+    if (!fits) continue;
+    // In place: the caller's data holds the kinematics and the contacts at the last step's start state.
+    DataPtr check(mj_makeData(callers_model.get()));
+    std::copy_n(start_qpos.begin(), m.nq, check->qpos);
+    mj_kinematics(callers_model.get(), check.get());
+    EXPECT_EQ(std::memcmp(check->xpos, data->xpos, sizeof(double) * 3 * m.nbody), 0);
+    EXPECT_EQ(data->ncon, 24);
+  }
+}
+
 // A model's own <size> is kept: MuJoCo's engine runs it with the arena it declares.
 TEST(Simulator, MujocosEngineKeepsTheModelsOwnSizes) {
   ModelPtr model = LoadModelFromString(R"(

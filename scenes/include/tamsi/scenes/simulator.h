@@ -156,6 +156,21 @@ class Simulator {
 
   /// Advances the state by one time step h. Throws StepFailedError (state unchanged) when every retry failed.
   StepInfo Step();
+  /// Advances `data` instead of the simulator's own data by one time step h, in place, as Step() would (bitwise the
+  /// same state; the warm starts follow `data` as they follow data() when its state is the last step's result).
+  /// `data` must have been made from model() or from the model it was copied from: the same sizes (the caller's
+  /// guarantee). Like mj_step, it is left with what the front end computed at the step's start state: kinematics,
+  /// contacts, actuator and passive forces (not sensors, not MuJoCo's constraint arrays). Where its arena cannot hold
+  /// the step, it is taken as StepState(data) takes it (data's other fields are then those of the attempt: call
+  /// mj_forward). data() is left as it was, except by that fallback. Throws StepFailedError (data's state unchanged)
+  /// as Step() does.
+  StepInfo Step(mjData* data);
+  /// Advances the state of `data` by one time step h through the simulator's own data: data's state and inputs
+  /// (MuJoCo's mjSTATE_TIME, QPOS, QVEL, ACT, PLUGIN and USER: ctrl, applied forces, mocap, userdata, eq_active)
+  /// copied into data(), one Step(), then its qpos, qvel, act and time copied back; nothing else of `data` is
+  /// written. For data of a model whose state has the same sizes as model()'s. Throws StepFailedError (data's state
+  /// unchanged) as Step() does.
+  StepInfo StepState(mjData* data);
 
   const mjModel& model() const { return *model_; }
   /// The state: qpos, qvel, time. Callers may edit qpos/qvel between steps.
@@ -256,10 +271,14 @@ class Simulator {
   void FindFreeBodies();
   /// StepInfo::fast_bodies from the free bodies' positions before the step (travel_start_) and after it.
   void CheckTravel(StepInfo* info);
+  /// Doubles the own data's arena (GrowArena); during Step(mjData*) on the caller's data, hands the step to the own
+  /// data instead.
+  void GrowOwnArena();
 
   ModelPtr model_;
-  DataPtr data_;
-  DataPtr sensor_data_;  // Sensors()'s scratch copy, made at its first call
+  DataPtr own_data_;       // data() (mj_makeData of model_, grown by GrowArena)
+  mjData* data_{nullptr};  // the data being stepped: own_data_, or Step(mjData*)'s during that step
+  DataPtr sensor_data_;    // Sensors()'s scratch copy, made at its first call
   SimulatorOptions options_;
   Controller controller_;
   double time_step_{0.0};
