@@ -140,6 +140,11 @@ class MujocoStepper {
   }
 
   scenes::StepInfo Step(py::handle model, py::handle data) {
+    Advance(model, data);
+    return last_step_;
+  }
+
+  void Advance(py::handle model, py::handle data) {
     if (!source_().is(model)) {  // the type first, for its one-line TypeError
       MjModelAddress(model, "model");
       throw py::value_error("step: this Stepper was made for another model");
@@ -157,7 +162,12 @@ class MujocoStepper {
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(mutex_);
     // Data of this very model is stepped in place; of another model with the same state sizes, through a copy.
-    return last_in_place_ ? simulator_->Step(d) : simulator_->StepState(d);
+    last_step_ = last_in_place_ ? simulator_->Step(d) : simulator_->StepState(d);
+  }
+
+  scenes::StepInfo last_step() {
+    std::lock_guard<std::mutex> lock(mutex_);  // a step in another thread (GIL released) may be writing it
+    return last_step_;
   }
 
   const scenes::Simulator& simulator() const { return *simulator_; }
@@ -179,6 +189,7 @@ class MujocoStepper {
   const mjModel* source_address_;  // source_'s mjModel
   mjData* last_address_{nullptr};
   bool last_in_place_{false};  // last_data_ was made from source_ itself (then stepped in place)
+  scenes::StepInfo last_step_;
   mjOption source_opt_{};
   std::unique_ptr<scenes::Simulator> simulator_;
   std::mutex mutex_;
@@ -197,13 +208,15 @@ Stepper(model, *, solver="tamsi", narrow_phase="analytic", stiffness=None, dissi
                       whose stiction_tolerance, num_threads and max_iterations count where they differ from
                       Options()'s, ValueError when a keyword gives another value)
 
-step(model, data) advances data by one step h: reads qpos, qvel, act, time and the inputs ctrl, qfrc_applied,
-xfrc_applied, mocap_pos, mocap_quat, userdata, eq_active and plugin_state; writes the new qpos, qvel, act and time.
+step(model, data) advances data by one step h and returns the step's tamsi.StepInfo; advance(model, data) takes the
+same step and returns None, as mujoco.mj_step does (its StepInfo: last_step). A step reads qpos, qvel, act, time and
+the inputs ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, userdata, eq_active and plugin_state; writes the
+new qpos, qvel, act and time.
 Data made from this model is stepped in place and, as after mujoco.mj_step, holds what TAMSI's front end computed at
 the step's start state: kinematics (xpos, site_xpos, ...), contacts, actuator and passive forces; not sensors nor
 MuJoCo's constraint arrays (call mujoco.mj_forward for those, and for anything at the new state). Data made from
 another model with the same sizes, or whose arena is too small for the step, is stepped through the Stepper's own
-data: then only its qpos, qvel, act and time are the step's. Returns the step's tamsi.StepInfo. Raises TypeError for objects that are not mujoco.MjModel / mujoco.MjData, ValueError for data
+data: then only its qpos, qvel, act and time are the step's. Raises TypeError for objects that are not mujoco.MjModel / mujoco.MjData, ValueError for data
 of another model, StepFailedError (data unchanged) when every substep retry failed.
 
 The copy keeps the front end's tables and the solver's analyses from step to step. It is rebuilt when model.opt
@@ -229,6 +242,10 @@ void BindMujoco(py::module_& m) {
         py::arg("max_iterations") = py::none(), py::arg("options") = py::none());
   s.def("step", &MujocoStepper::Step, py::arg("model"), py::arg("data"),
         "Advances data (a mujoco.MjData of model) by one time step h in place (GIL released); its StepInfo.");
+  s.def("advance", &MujocoStepper::Advance, py::arg("model"), py::arg("data"),
+        "step(model, data) without its return value (GIL released): None, as mujoco.mj_step returns; see last_step.");
+  s.def_property_readonly("last_step", &MujocoStepper::last_step,
+                          "The StepInfo of the last step or advance (a StepInfo of zeros before the first)");
   s.def_property_readonly("time_step", &MujocoStepper::time_step, "h (s): the model's opt.timestep");
   s.def_property_readonly(
       "statistics", [](const MujocoStepper& stepper) { return stepper.simulator().statistics(); },

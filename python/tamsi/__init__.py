@@ -5,8 +5,9 @@ The solver (one time step, SI units): ``ContactProblem`` built from NumPy arrays
 The simulator: ``Simulator(scene_or_mjcf, ...)`` with ``step()``, ``run()``, the state, controls by name, contacts
 and a Python controller callback. ``tamsi.quasistatic.run(name)``: the quasi-static examples as arrays.
 ``tamsi.sweep``: parameter sweeps on a Dask cluster (``tamsi sweep SPEC.json``).
-MuJoCo's own Python objects: ``step(model, data)`` advances a ``mujoco.MjData`` in place with TAMSI (``Stepper`` for
-explicit control), ``Simulator(mujoco.MjModel)`` simulates a copy of the model.
+MuJoCo's own Python objects: ``step(model, data)`` advances a ``mujoco.MjData`` in place with TAMSI, returning None as
+``mujoco.mj_step`` does (``last_step(model)``: its ``StepInfo``; ``Stepper`` for explicit control),
+``Simulator(mujoco.MjModel)`` simulates a copy of the model.
 """
 
 from typing import Any
@@ -16,12 +17,12 @@ from ._tamsi import (ContactProblem, Coupling, FrictionNewton, FrictionRegulariz
                      RunStatistics, Simulator, Status, StepFailedError, Stepper, StepInfo, Summary, TamsiSolver,
                      UnknownSceneError, quasistatic, scenes)
 from ._arguments import one_line_type_errors
-from .stepping import forget, step
+from .stepping import forget, last_step, step
 
 __all__ = ["ContactProblem", "Coupling", "FrictionNewton", "FrictionRegularization", "LinearSolverType", "LineSearch",
            "ModelLoadError", "MujocoError", "NewtonSolve", "Options", "ProblemFormatError", "Result", "RunStatistics",
            "Simulator", "Status", "StepFailedError", "StepInfo", "Stepper", "Summary", "TamsiSolver",
-           "UnknownSceneError", "forget", "make_options", "quasistatic", "scenes", "step"]
+           "UnknownSceneError", "forget", "last_step", "make_options", "quasistatic", "scenes", "step"]
 
 _ENUM_FIELDS = {"coupling": Coupling, "regularization": FrictionRegularization, "line_search": LineSearch,
                 "newton_solve": NewtonSolve, "friction_newton": FrictionNewton, "linear_solver": LinearSolverType}

@@ -33,11 +33,11 @@ from ._tamsi import Options, Stepper, StepInfo
 if TYPE_CHECKING:  # MuJoCo's bindings ship no type information; mujoco is a dependency, not needed to import tamsi
     import mujoco
 
-__all__ = ["forget", "step"]
+__all__ = ["forget", "last_step", "step"]
 
 _steppers: "weakref.WeakKeyDictionary[Any, Tuple[Tuple[Tuple[Any, ...], Optional[Options]], Stepper]]" = (
     weakref.WeakKeyDictionary())
-# The previous call's model (held weakly), keyword settings, options object and bound Stepper.step, replaced whole
+# The previous call's model (held weakly), keyword settings, options object and bound Stepper.advance, replaced whole
 # (threads may step other models): a call with the same model, settings and options object goes straight to it.
 _NONE: "Tuple[Any, Any, Any, Any]" = (lambda: None, None, None, None)
 _last = _NONE
@@ -46,9 +46,10 @@ _last = _NONE
 def step(model: "mujoco.MjModel", data: "mujoco.MjData", *, solver: str = "tamsi", narrow_phase: str = "analytic",
          stiffness: Optional[float] = None, dissipation: Optional[float] = None,
          stiction_tolerance: Optional[float] = None, threads: Optional[int] = None,
-         max_iterations: Optional[int] = None, options: Optional[Options] = None) -> StepInfo:
+         max_iterations: Optional[int] = None, options: Optional[Options] = None) -> None:
     """Advances ``data`` (a ``mujoco.MjData`` of ``model``) by one time step ``model.opt.timestep`` with TAMSI, in
-    place, like ``mujoco.mj_step(model, data)``; returns the step's ``tamsi.StepInfo``.
+    place, like ``mujoco.mj_step(model, data)``, and like it returns None; the step's ``tamsi.StepInfo`` (Newton
+    iterations, contacts, times): ``last_step(model)``.
 
     Keywords as ``tamsi.Simulator``'s: solver ("tamsi", "tamsi-oneway"), narrow_phase ("analytic", "mujoco"),
     stiffness (N/m) and dissipation (s/m) overriding MJCF user data, stiction_tolerance v_s (m/s; 1e-4 when None),
@@ -59,10 +60,23 @@ def step(model: "mujoco.MjModel", data: "mujoco.MjData", *, solver: str = "tamsi
     unchanged) when every substep retry failed.
     """
     settings = (solver, narrow_phase, stiffness, dissipation, stiction_tolerance, threads, max_iterations)
-    last_model, last_settings, last_options, last_step = _last
+    last_model, last_settings, last_options, last_advance = _last
     if last_model() is model and last_settings == settings and last_options is options:  # the previous call's
-        return last_step(model, data)
-    return _cached_stepper(model, settings, options).step(model, data)
+        last_advance(model, data)
+    else:
+        _cached_stepper(model, settings, options).advance(model, data)
+
+
+def last_step(model: "mujoco.MjModel") -> StepInfo:
+    """The ``tamsi.StepInfo`` of the last ``step`` of ``model`` (with its current cached stepper); ValueError when
+    ``model`` has none (never stepped, or forgotten since)."""
+    try:
+        entry = _steppers.get(model)
+    except TypeError:  # not weakly referenceable, so not a mujoco.MjModel
+        entry = None
+    if entry is None:
+        raise ValueError("last_step: this model has no step with tamsi.step since it was made or forgotten")
+    return entry[1].last_step
 
 
 def _cached_stepper(model: "mujoco.MjModel", settings: "Tuple[Any, ...]", options: Optional[Options]) -> Stepper:
@@ -78,7 +92,7 @@ def _cached_stepper(model: "mujoco.MjModel", settings: "Tuple[Any, ...]", option
                                               dissipation=dissipation, stiction_tolerance=stiction_tolerance,
                                               threads=threads, max_iterations=max_iterations, options=options))
         _steppers[model] = entry
-    _last = (weakref.ref(model), settings, options, entry[1].step)
+    _last = (weakref.ref(model), settings, options, entry[1].advance)
     return entry[1]
 
 

@@ -64,9 +64,11 @@ def compare_with_simulator(path, steps, controls):
     assert sim.time_step == model.opt.timestep
     for _ in range(steps):
         data.ctrl[:] = controls(model.nu, data.time)
-        info = tamsi.step(model, data)
-        sim.step()
+        assert tamsi.step(model, data) is None  # as mujoco.mj_step
+        info = sim.step()
         assert_bitwise(state(data.qpos, data.qvel, data.act, data.time), state(sim.qpos, sim.qvel, [], sim.time))
+        assert tamsi.last_step(model).iterations == info.iterations
+        assert tamsi.last_step(model).contacts == info.contacts
     assert info.iterations >= 1
     return data, sim
 
@@ -134,6 +136,24 @@ def test_simulator_takes_a_mujoco_model():
         from_file.step()
     assert_bitwise(from_model.qpos, from_file.qpos)
     assert_bitwise(from_model.qvel, from_file.qvel)
+
+
+def test_last_step_reports_the_cached_steppers_step_and_advance_returns_none():
+    model, data = start(GRIPPER)
+    tamsi.forget(model)
+    with pytest.raises(ValueError, match="no step with tamsi.step"):
+        tamsi.last_step(model)
+    for _ in range(30):
+        tamsi.step(model, data)
+    stepper = tamsi.stepping._steppers[model][1]
+    assert tamsi.last_step(model).contacts > 0 and tamsi.last_step(model).iterations >= 1
+    assert stepper.statistics.steps == 30
+    info = stepper.step(model, data)  # the bound call that returns its StepInfo
+    assert stepper.advance(model, data) is None
+    assert stepper.last_step.contacts == info.contacts > 0
+    tamsi.forget(model)
+    with pytest.raises(ValueError):
+        tamsi.last_step(model)
 
 
 def test_the_cache_is_kept_per_model_and_rebuilt_when_the_time_step_changes():
