@@ -216,8 +216,9 @@ Data made from this model is stepped in place and, as after mujoco.mj_step, hold
 the step's start state: kinematics (xpos, site_xpos, ...), contacts, actuator and passive forces; not sensors nor
 MuJoCo's constraint arrays (call mujoco.mj_forward for those, and for anything at the new state). Data made from
 another model with the same sizes, or whose arena is too small for the step, is stepped through the Stepper's own
-data: then only its qpos, qvel, act and time are the step's. Raises TypeError for objects that are not mujoco.MjModel / mujoco.MjData, ValueError for data
-of another model, StepFailedError (data unchanged) when every substep retry failed.
+data: then only its qpos, qvel, act and time are the step's. Raises TypeError for objects that are not
+mujoco.MjModel / mujoco.MjData, ValueError for data of another model, StepFailedError (data's state unchanged) when
+every substep retry failed.
 
 The copy keeps the front end's tables and the solver's analyses from step to step. It is rebuilt when model.opt
 (timestep, gravity, flags, ...) changed since the last step; other edits of the model (masses, friction, gains) are

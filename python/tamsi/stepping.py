@@ -56,8 +56,8 @@ def step(model: "mujoco.MjModel", data: "mujoco.MjData", *, solver: str = "tamsi
     threads (1 when None), max_iterations, options (a ``tamsi.Options``, whose stiction_tolerance, num_threads and
     max_iterations count where they differ from ``Options()``'s). Raises TypeError (one line) when model or data is
     not a ``mujoco.MjModel`` / ``mujoco.MjData`` or a keyword has the wrong type, ValueError for data of another model,
-    a bad setting or one given both as a keyword and in options with different values, StepFailedError (data
-    unchanged) when every substep retry failed.
+    a bad setting or one given both as a keyword and in options with different values, StepFailedError (the
+    state of data unchanged) when every substep retry failed.
     """
     settings = (solver, narrow_phase, stiffness, dissipation, stiction_tolerance, threads, max_iterations)
     last_model, last_settings, last_options, last_advance = _last
