@@ -139,12 +139,8 @@ class MujocoStepper {
     Build(*source_address_);
   }
 
+  /// The step, kept as last_step_ and returned (a copy taken under the lock: another thread may step next).
   scenes::StepInfo Step(py::handle model, py::handle data) {
-    Advance(model, data);
-    return last_step_;
-  }
-
-  void Advance(py::handle model, py::handle data) {
     if (!source_().is(model)) {  // the type first, for its one-line TypeError
       MjModelAddress(model, "model");
       throw py::value_error("step: this Stepper was made for another model");
@@ -163,7 +159,10 @@ class MujocoStepper {
     std::lock_guard<std::mutex> lock(mutex_);
     // Data of this very model is stepped in place; of another model with the same state sizes, through a copy.
     last_step_ = last_in_place_ ? simulator_->Step(d) : simulator_->StepState(d);
+    return last_step_;
   }
+
+  void Advance(py::handle model, py::handle data) { Step(model, data); }
 
   scenes::StepInfo last_step() {
     std::lock_guard<std::mutex> lock(mutex_);  // a step in another thread (GIL released) may be writing it

@@ -158,9 +158,7 @@ void NewtonSystem::CalcConstraintForces(const Eigen::VectorXd& v, Eigen::VectorX
 
 void NewtonSystem::Evaluate(const Eigen::VectorXd& v, const kernels::SlidingBlock* sliding_block,
                             const Eigen::VectorXd* dual) {
-  J_.Multiply(budget_, v, &vn_, &vt_);
-  kernels::CalcContactForces(budget_, model_, problem_->stiffness, problem_->dissipation, problem_->friction,
-                             problem_->delta0, pi_frozen_, vn_, vt_, &pi_, &ft_, &blocks_, sliding_block, dual);
+  CalcForces(v, &blocks_, sliding_block, dual);
   J_.MultiplyTranspose(budget_, pi_, ft_, &tau_);
   // M v for symmetric M stored in full: column j is row j, so each entry is one fixed-order dot product.
   residual_.resize(v.size());
@@ -173,10 +171,13 @@ void NewtonSystem::Evaluate(const Eigen::VectorXd& v, const kernels::SlidingBloc
   });
 }
 
-void NewtonSystem::EvaluateForces(const Eigen::VectorXd& v) {
+void NewtonSystem::EvaluateForces(const Eigen::VectorXd& v) { CalcForces(v, nullptr, nullptr, nullptr); }
+
+void NewtonSystem::CalcForces(const Eigen::VectorXd& v, Eigen::VectorXd* blocks,
+                              const kernels::SlidingBlock* sliding_block, const Eigen::VectorXd* dual) {
   J_.Multiply(budget_, v, &vn_, &vt_);
   kernels::CalcContactForces(budget_, model_, problem_->stiffness, problem_->dissipation, problem_->friction,
-                             problem_->delta0, pi_frozen_, vn_, vt_, &pi_, &ft_, nullptr);
+                             problem_->delta0, pi_frozen_, vn_, vt_, &pi_, &ft_, blocks, sliding_block, dual);
 }
 
 void NewtonSystem::Assemble(Eigen::VectorXd* symmetric_part) {

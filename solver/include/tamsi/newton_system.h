@@ -79,6 +79,9 @@ class NewtonSystem {
   const ContactProblem* problem_;
   const kernels::ThreadBudget& budget_;
   kernels::ContactModel model_;
+  /// vn, vt, π, ft and (with `blocks`, 9nc, or nullptr) each contact's Newton block at v: kernels::CalcContactForces.
+  void CalcForces(const Eigen::VectorXd& v, Eigen::VectorXd* blocks, const kernels::SlidingBlock* sliding_block,
+                  const Eigen::VectorXd* dual);
   /// Points M_ and p_star_ at the problem's M and p*, or at M_effective_ and p_star_effective_ when it has bilateral
   /// constraints (or M is not compressed).
   void CalcEffectiveMomentumBalance(const ContactProblem& problem);
