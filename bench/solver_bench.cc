@@ -163,6 +163,7 @@ ContactProblem WithoutLastContact(const ContactProblem& problem) {
   other.Jt = problem.Jt.topRows(2 * nc);
   for (Eigen::VectorXd* x : {&other.delta0, &other.stiffness, &other.dissipation, &other.friction})
     x->conservativeResize(nc);
+  if (other.w_guess) other.w_guess->conservativeResize(2 * nc);  // the carried duals of the contacts kept
   return other;
 }
 

@@ -26,8 +26,9 @@ kinematics, contacts and forces at the step's start state (see ``tamsi.Stepper``
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
+from . import _tamsi
 from ._tamsi import Options, Stepper, StepInfo
 
 if TYPE_CHECKING:  # MuJoCo's bindings ship no type information; mujoco is a dependency, not needed to import tamsi
@@ -37,34 +38,14 @@ __all__ = ["forget", "last_step", "step"]
 
 _steppers: "weakref.WeakKeyDictionary[Any, Tuple[Tuple[Tuple[Any, ...], Optional[Options]], Stepper]]" = (
     weakref.WeakKeyDictionary())
-# The previous call's model (held weakly), keyword settings, options object and bound Stepper.advance, replaced whole
-# (threads may step other models): a call with the same model, settings and options object goes straight to it.
-_NONE: "Tuple[Any, Any, Any, Any]" = (lambda: None, None, None, None)
-_last = _NONE
 
-
-def step(model: "mujoco.MjModel", data: "mujoco.MjData", *, solver: str = "tamsi", narrow_phase: str = "analytic",
-         stiffness: Optional[float] = None, dissipation: Optional[float] = None,
-         stiction_tolerance: Optional[float] = None, threads: Optional[int] = None,
-         max_iterations: Optional[int] = None, options: Optional[Options] = None) -> None:
-    """Advances ``data`` (a ``mujoco.MjData`` of ``model``) by one time step ``model.opt.timestep`` with TAMSI, in
-    place, like ``mujoco.mj_step(model, data)``, and like it returns None; the step's ``tamsi.StepInfo`` (Newton
-    iterations, contacts, times): ``last_step(model)``.
-
-    Keywords as ``tamsi.Simulator``'s: solver ("tamsi", "tamsi-oneway"), narrow_phase ("analytic", "mujoco"),
-    stiffness (N/m) and dissipation (s/m) overriding MJCF user data, stiction_tolerance v_s (m/s; 1e-4 when None),
-    threads (1 when None), max_iterations, options (a ``tamsi.Options``, whose stiction_tolerance, num_threads and
-    max_iterations count where they differ from ``Options()``'s). Raises TypeError (one line) when model or data is
-    not a ``mujoco.MjModel`` / ``mujoco.MjData`` or a keyword has the wrong type, ValueError for data of another model,
-    a bad setting or one given both as a keyword and in options with different values, StepFailedError (the
-    state of data unchanged) when every substep retry failed.
-    """
-    settings = (solver, narrow_phase, stiffness, dissipation, stiction_tolerance, threads, max_iterations)
-    last_model, last_settings, last_options, last_advance = _last
-    if last_model() is model and last_settings == settings and last_options is options:  # the previous call's
-        last_advance(model, data)
-    else:
-        _cached_stepper(model, settings, options).advance(model, data)
+if TYPE_CHECKING:  # the keywords' types for checkers; the function itself is C++ (tamsi._tamsi.step)
+    def step(model: "mujoco.MjModel", data: "mujoco.MjData", *, solver: str = "tamsi", narrow_phase: str = "analytic",
+             stiffness: Optional[float] = None, dissipation: Optional[float] = None,
+             stiction_tolerance: Optional[float] = None, threads: Optional[int] = None,
+             max_iterations: Optional[int] = None, options: Optional[Options] = None) -> None: ...
+else:
+    step = _tamsi.step
 
 
 def last_step(model: "mujoco.MjModel") -> StepInfo:
@@ -79,20 +60,19 @@ def last_step(model: "mujoco.MjModel") -> StepInfo:
     return entry[1].last_step
 
 
-def _cached_stepper(model: "mujoco.MjModel", settings: "Tuple[Any, ...]", options: Optional[Options]) -> Stepper:
-    """The cached Stepper of ``model`` for these settings (options equal by identity or by value), made if none is."""
-    global _last
+def _cached_stepper(model: "mujoco.MjModel", keywords: "Dict[str, Any]") -> Stepper:
+    """The cached Stepper of ``model`` for ``step``'s keyword values (options equal by identity or by value), made if
+    none is; ``step`` calls it when its model or keywords differ from its previous call's."""
+    settings = tuple(keywords[name] for name in ("solver", "narrow_phase", "stiffness", "dissipation",
+                                                 "stiction_tolerance", "threads", "max_iterations"))
+    options = keywords["options"]
     try:
         entry = _steppers.get(model)
     except TypeError:  # not weakly referenceable, so not a mujoco.MjModel: Stepper below says so
         entry = None
     if entry is None or not _same(entry[0], settings, options):
-        solver, narrow_phase, stiffness, dissipation, stiction_tolerance, threads, max_iterations = settings
-        entry = ((settings, options), Stepper(model, solver=solver, narrow_phase=narrow_phase, stiffness=stiffness,
-                                              dissipation=dissipation, stiction_tolerance=stiction_tolerance,
-                                              threads=threads, max_iterations=max_iterations, options=options))
+        entry = ((settings, options), Stepper(model, **keywords))
         _steppers[model] = entry
-    _last = (weakref.ref(model), settings, options, entry[1].advance)
     return entry[1]
 
 
@@ -105,8 +85,7 @@ def _same(key: "Tuple[Tuple[Any, ...], Optional[Options]]", settings: "Tuple[Any
 def forget(model: "Optional[mujoco.MjModel]" = None) -> None:
     """Drops the cached ``tamsi.Stepper`` of ``model`` (of every model when None): the next ``step`` copies the model
     afresh (after edits of its masses, friction, gains, ...)."""
-    global _last
-    _last = _NONE
+    _tamsi._forget_last_step()
     if model is None:
         _steppers.clear()
     else:

@@ -207,7 +207,10 @@ def test_wrong_types_give_one_line_type_errors():
     cases = [(lambda: tamsi.step("box.xml", data), "model must be a mujoco.MjModel, got str"),
              (lambda: tamsi.step(model, model), "data must be a mujoco.MjData, got MjModel"),
              (lambda: tamsi.Stepper(3), "model must be a mujoco.MjModel, got int"),
-             (lambda: tamsi.Simulator(3.0), "scene must be a scene name, a model file's path or a mujoco.MjModel")]
+             (lambda: tamsi.Simulator(3.0), "scene must be a scene name, a model file's path or a mujoco.MjModel"),
+             (lambda: tamsi.step(model), "step() takes 2 positional arguments (model, data) but 1 were given"),
+             (lambda: tamsi.step(model, data, stiffnes=1e4), "step() got an unexpected keyword argument 'stiffnes'"),
+             (lambda: tamsi.step(model, data, stiffness="stiff"), "stiffness: expected a float or None, got str")]
     for call, message in cases:
         with pytest.raises(TypeError) as error:
             call()
@@ -220,6 +223,19 @@ def test_data_of_another_model_is_refused():
     with pytest.raises(ValueError, match="data was made from another model"):
         tamsi.step(model, gripper_data)
     assert data.time == 0.0
+
+
+def test_a_failed_step_raises_step_failed_error_and_leaves_data_as_it_was():
+    model, data = start(BOX)
+    tamsi.step(model, data)
+    data.qvel[0] = math.nan  # p* is not finite: every substep retry fails
+    before = state(data.qpos, data.qvel, data.act, data.time)
+    with pytest.raises(tamsi.StepFailedError, match="non-finite value"):
+        tamsi.step(model, data)
+    assert_bitwise(state(data.qpos, data.qvel, data.act, data.time), before)
+    data.qvel[0] = 0.0
+    tamsi.step(model, data)  # the next call takes its step
+    assert data.time == pytest.approx(2 * model.opt.timestep)
 
 
 def test_a_bad_setting_is_named():
