@@ -251,10 +251,17 @@ void Step(py::handle model, py::handle data, const py::object (&settings)[kNumSt
   last.raw->Advance(model, data);
 }
 
-/// The default value of each keyword of tamsi.step (made once, never destroyed, as LastStep).
+/// The default value of each keyword of tamsi.step, RunSettings' as for tamsi.Stepper (made once, never destroyed,
+/// as LastStep).
 const py::object& StepDefault(int k) {
-  static const py::object* const defaults = new py::object[kNumStepKeywords]{
-      py::str("tamsi"), py::str("analytic"), py::none(), py::none(), py::none(), py::none(), py::none(), py::none()};
+  static const py::object* const defaults = [] {
+    const scenes::RunSettings settings;
+    auto* values = new py::object[kNumStepKeywords];
+    std::fill(values, values + kNumStepKeywords, py::none());
+    values[0] = py::str(settings.solver);  // kStepKeywords' order
+    values[1] = py::str(settings.narrow_phase);
+    return values;
+  }();
   return defaults[k];
 }
 
@@ -358,10 +365,10 @@ void BindMujoco(py::module_& m) {
               model, SolverSettings(solver, narrow_phase, stiffness, dissipation, stiction_tolerance, threads,
                                     max_iterations, options));
         }),
-        py::arg("model"), py::kw_only(), py::arg("solver") = "tamsi", py::arg("narrow_phase") = "analytic",
-        py::arg("stiffness") = py::none(), py::arg("dissipation") = py::none(),
-        py::arg("stiction_tolerance") = py::none(), py::arg("threads") = py::none(),
-        py::arg("max_iterations") = py::none(), py::arg("options") = py::none());
+        py::arg("model"), py::kw_only(), py::arg("solver") = scenes::RunSettings().solver,
+        py::arg("narrow_phase") = scenes::RunSettings().narrow_phase, py::arg("stiffness") = py::none(),
+        py::arg("dissipation") = py::none(), py::arg("stiction_tolerance") = py::none(),
+        py::arg("threads") = py::none(), py::arg("max_iterations") = py::none(), py::arg("options") = py::none());
   s.def("step", &MujocoStepper::Step, py::arg("model"), py::arg("data"),
         "Advances data (a mujoco.MjData of model) by one time step h in place (GIL released); its StepInfo.");
   s.def("advance", &MujocoStepper::Advance, py::arg("model"), py::arg("data"),

@@ -374,8 +374,9 @@ void BindSimulation(py::module_& m) {
           return std::make_unique<Simulation>(LoadScene(scene, request), std::move(request), friction,
                                               std::move(controller));
         }),
-        py::arg("scene") = scenes::DefaultSceneName(), py::kw_only(), py::arg("solver") = "tamsi",
-        py::arg("mujoco_solver") = "", py::arg("narrow_phase") = "analytic", py::arg("dt") = py::none(),
+        py::arg("scene") = scenes::DefaultSceneName(), py::kw_only(), py::arg("solver") = scenes::RunSettings().solver,
+        py::arg("mujoco_solver") = scenes::RunSettings().mujoco_solver,
+        py::arg("narrow_phase") = scenes::RunSettings().narrow_phase, py::arg("dt") = py::none(),
         py::arg("stiffness") = py::none(), py::arg("dissipation") = py::none(),
         py::arg("stiction_tolerance") = py::none(), py::arg("threads") = py::none(),
         py::arg("max_iterations") = py::none(), py::arg("options") = py::none(), py::arg("keyframe") = "",
