@@ -1,5 +1,7 @@
 #include "krylov.h"
 
+#include <tamsi/kernels/debug_assert.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -20,7 +22,11 @@ void Gmres::Analyze(const CscView& A) {
   // Columns are visited in increasing order, so the entries (j, i) of column i are met in the order they are stored.
   std::vector<int> next(A.col_ptr, A.col_ptr + A.n);
   for (int j = 0; j < A.n; ++j)
-    for (int p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) transpose_[p] = next[A.row_index[p]]++;
+    for (int p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) {
+      const int i = A.row_index[p];
+      TAMSI_DEBUG_ASSERT(next[i] < A.col_ptr[i + 1] && A.row_index[next[i]] == j);  // the pattern is symmetric
+      transpose_[p] = next[i]++;
+    }
 }
 
 void Gmres::Multiply(const kernels::ThreadBudget& budget, const CscView& A, const Eigen::VectorXd& x,

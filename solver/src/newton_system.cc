@@ -31,6 +31,22 @@ const SparseMatrix& Compressed(const SparseMatrix& A, SparseMatrix* copy) {
   return *copy;
 }
 
+/// Whether every stored entry (i, j) of the compressed A has its mirror (j, i) stored. Columns are visited in
+/// increasing order, so the mirrors in column i are met in the order they are stored there.
+bool HasSymmetricPattern(const SparseMatrix& A) {
+  const int* outer = A.outerIndexPtr();
+  const int* inner = A.innerIndexPtr();
+  thread_local std::vector<int> next;  // per column: its next entry to be met as a mirror (kept: no steady allocation)
+  next.assign(outer, outer + A.outerSize());
+  for (int j = 0; j < A.outerSize(); ++j)
+    for (int p = outer[j]; p < outer[j + 1]; ++p) {
+      int& q = next[inner[p]];
+      if (q == outer[inner[p] + 1] || inner[q] != j) return false;
+      ++q;
+    }
+  return true;
+}
+
 }  // namespace
 
 NewtonSystem::NewtonSystem(const ContactProblem& problem, bool two_way, double stiction_tolerance,
@@ -70,13 +86,15 @@ bool NewtonSystem::Reset(const ContactProblem& problem) {
 }
 
 void NewtonSystem::CalcEffectiveMomentumBalance(const ContactProblem& problem) {
-  if (problem.num_constraints() == 0) {
-    M_ = &Compressed(problem.M, &M_effective_);
+  const SparseMatrix& M = Compressed(problem.M, &m_compressed_);
+  if (problem.num_constraints() == 0 && UsableAsIs(M)) {
+    M_ = &M;
     p_star_ = &problem.p_star;
     return;
   }
-  const SparseMatrix& M = Compressed(problem.M, &m_compressed_);
-  const SparseMatrix& Jb = Compressed(problem.Jb, &jb_compressed_);
+  const bool empty_jb = problem.Jb.cols() != M.cols();  // no constraints: Jb may be 0 × 0, folded as 0 × nv
+  if (empty_jb && (jb_compressed_.rows() != 0 || jb_compressed_.cols() != M.cols())) jb_compressed_.resize(0, M.cols());
+  const SparseMatrix& Jb = empty_jb ? jb_compressed_ : Compressed(problem.Jb, &jb_compressed_);
   if (!SamePattern(M, fold_m_outer_, fold_m_inner_) || !SamePattern(Jb, fold_jb_outer_, fold_jb_inner_))
     PlanConstraintFold(M, Jb);
   FoldConstraints(M, Jb, problem);
@@ -84,12 +102,21 @@ void NewtonSystem::CalcEffectiveMomentumBalance(const ContactProblem& problem) {
   p_star_ = &p_star_effective_;
 }
 
+bool NewtonSystem::UsableAsIs(const SparseMatrix& M) {
+  if (SamePattern(M, symmetric_outer_, symmetric_inner_)) return true;
+  if (!HasSymmetricPattern(M)) return false;
+  symmetric_outer_.assign(M.outerIndexPtr(), M.outerIndexPtr() + M.outerSize() + 1);
+  symmetric_inner_.assign(M.innerIndexPtr(), M.innerIndexPtr() + M.nonZeros());
+  return true;
+}
+
 void NewtonSystem::PlanConstraintFold(const SparseMatrix& M, const SparseMatrix& Jb) {
-  // The pattern of M + Jbᵀ Jb, from all-ones copies (no numerical cancellation can drop an entry).
+  // The pattern of M + Mᵀ + Jbᵀ Jb, from all-ones copies (no numerical cancellation can drop an entry); Mᵀ adds the
+  // mirrors ContactProblem lets M leave out (entries below its symmetry tolerance).
   SparseMatrix ones_m = M, ones_b = Jb;
   ones_m.coeffs().setOnes();
   ones_b.coeffs().setOnes();
-  M_effective_ = ones_m + SparseMatrix(SparseMatrix(ones_b.transpose()) * ones_b);
+  M_effective_ = ones_m + SparseMatrix(ones_m.transpose()) + SparseMatrix(SparseMatrix(ones_b.transpose()) * ones_b);
   M_effective_.makeCompressed();
   fold_m_outer_.assign(M.outerIndexPtr(), M.outerIndexPtr() + M.outerSize() + 1);
   fold_m_inner_.assign(M.innerIndexPtr(), M.innerIndexPtr() + M.nonZeros());

@@ -468,6 +468,29 @@ TEST(ContactProblem, MEntriesWithoutAStoredMirrorMustBeZero) {
   }
 }
 
+// Such an entry passes validation, so the solver must not take M's pattern to be symmetric: the Newton matrix
+// holds its mirror too (GMRES reads the transpose through the pattern). Entry (nv − 1, 0) alone would make the
+// transpose map run past the last column; with its mirror stored, the same solve, the same Newton iterations.
+TEST(TamsiSolver, SolvesAMassWithAnEntryWithoutAStoredMirror) {
+  const ContactProblem mirrored = [] {
+    ContactProblem p = RandomProblem(100, 30, 1);
+    p.M.coeffRef(99, 0) += 1e-13;
+    p.M.coeffRef(0, 99) += 1e-13;
+    p.M.makeCompressed();
+    return p;
+  }();
+  ContactProblem one_sided = RandomProblem(100, 30, 1);
+  one_sided.M.coeffRef(99, 0) += 1e-13;
+  one_sided.M.makeCompressed();
+  ASSERT_EQ(one_sided.M.nonZeros() + 1, mirrored.M.nonZeros());
+  Result expected, actual;
+  ASSERT_EQ(TamsiSolver().Solve(mirrored, &expected), Status::kSuccess);
+  ASSERT_EQ(TamsiSolver().Solve(one_sided, &actual), Status::kSuccess);
+  EXPECT_GT(actual.summary.counters.krylov_solves, 0);
+  EXPECT_EQ(actual.summary.iterations, expected.summary.iterations);
+  EXPECT_LE((actual.v - expected.v).lpNorm<Eigen::Infinity>(), 1e-12 * expected.v.lpNorm<Eigen::Infinity>());
+}
+
 TEST(ContactProblem, InvalidFieldsAreNamed) {
   const ContactProblem good = RandomProblem(6, 2, 1);
   auto expect_error = [&](auto mutate, const std::string& field) {

@@ -82,10 +82,13 @@ class NewtonSystem {
   /// vn, vt, π, ft and (with `blocks`, 9nc, or nullptr) each contact's Newton block at v: kernels::CalcContactForces.
   void CalcForces(const Eigen::VectorXd& v, Eigen::VectorXd* blocks, const kernels::SlidingBlock* sliding_block,
                   const Eigen::VectorXd* dual);
-  /// Points M_ and p_star_ at the problem's M and p*, or at M_effective_ and p_star_effective_ when it has bilateral
-  /// constraints (or M is not compressed).
+  /// Points M_ and p_star_ at the problem's M (or its compressed copy) and p*, or at M_effective_ and
+  /// p_star_effective_ when it has bilateral constraints or M's pattern is not symmetric.
   void CalcEffectiveMomentumBalance(const ContactProblem& problem);
-  /// The pattern of M + Jbᵀ Jb and where each term of the fold lands in it (M and Jb compressed): rebuilt when M's
+  /// Whether the compressed M has a symmetric pattern (every stored entry's mirror stored), which the Newton matrix's
+  /// pattern needs; remembered for the last such pattern, so a steady state checks it by comparison alone.
+  bool UsableAsIs(const SparseMatrix& M);
+  /// The pattern of M + Mᵀ + Jbᵀ Jb and where each term of the fold lands in it (M and Jb compressed): rebuilt when M's
   /// or Jb's pattern changes (allocates), reused otherwise.
   void PlanConstraintFold(const SparseMatrix& M, const SparseMatrix& Jb);
   /// M_effective_ = M + h Jbᵀ(k h + c) Jb and p_star_effective_ = p* − h Jbᵀ(k ∘ g0) on the planned pattern, summed in
@@ -98,6 +101,7 @@ class NewtonSystem {
   // The fold's plan: the patterns it was made for, the slot of each nonzero of M, Jb's rows (entry, column) and the
   // slot of each product Jb(r, a) Jb(r, b).
   std::vector<int> fold_m_outer_, fold_m_inner_, fold_jb_outer_, fold_jb_inner_, fold_m_slot_;
+  std::vector<int> symmetric_outer_, symmetric_inner_;  // the last pattern of M found symmetric
   std::vector<int> jb_row_ptr_, jb_row_entry_, jb_row_col_, fold_pair_slot_;
   const SparseMatrix* M_;
   const Eigen::VectorXd* p_star_;
