@@ -33,7 +33,7 @@ const SparseMatrix& Compressed(const SparseMatrix& A, SparseMatrix* copy) {
 
 /// Whether every stored entry (i, j) of the compressed A has its mirror (j, i) stored. Columns are visited in
 /// increasing order, so the mirrors in column i are met in the order they are stored there.
-bool HasSymmetricPattern(const SparseMatrix& A) {
+bool IsStructurallySymmetric(const SparseMatrix& A) {
   const int* outer = A.outerIndexPtr();
   const int* inner = A.innerIndexPtr();
   thread_local std::vector<int> next;  // per column: its next entry to be met as a mirror (kept: no steady allocation)
@@ -87,7 +87,7 @@ bool NewtonSystem::Reset(const ContactProblem& problem) {
 
 void NewtonSystem::CalcEffectiveMomentumBalance(const ContactProblem& problem) {
   const SparseMatrix& M = Compressed(problem.M, &m_compressed_);
-  if (problem.num_constraints() == 0 && UsableAsIs(M)) {
+  if (problem.num_constraints() == 0 && HasSymmetricPattern(M)) {
     M_ = &M;
     p_star_ = &problem.p_star;
     return;
@@ -102,9 +102,9 @@ void NewtonSystem::CalcEffectiveMomentumBalance(const ContactProblem& problem) {
   p_star_ = &p_star_effective_;
 }
 
-bool NewtonSystem::UsableAsIs(const SparseMatrix& M) {
+bool NewtonSystem::HasSymmetricPattern(const SparseMatrix& M) {
   if (SamePattern(M, symmetric_outer_, symmetric_inner_)) return true;
-  if (!HasSymmetricPattern(M)) return false;
+  if (!IsStructurallySymmetric(M)) return false;
   symmetric_outer_.assign(M.outerIndexPtr(), M.outerIndexPtr() + M.outerSize() + 1);
   symmetric_inner_.assign(M.innerIndexPtr(), M.innerIndexPtr() + M.nonZeros());
   return true;

@@ -87,7 +87,7 @@ class NewtonSystem {
   void CalcEffectiveMomentumBalance(const ContactProblem& problem);
   /// Whether the compressed M has a symmetric pattern (every stored entry's mirror stored), which the Newton matrix's
   /// pattern needs; remembered for the last such pattern, so a steady state checks it by comparison alone.
-  bool UsableAsIs(const SparseMatrix& M);
+  bool HasSymmetricPattern(const SparseMatrix& M);
   /// The pattern of M + Mᵀ + Jbᵀ Jb and where each term of the fold lands in it (M and Jb compressed): rebuilt when M's
   /// or Jb's pattern changes (allocates), reused otherwise.
   void PlanConstraintFold(const SparseMatrix& M, const SparseMatrix& Jb);
