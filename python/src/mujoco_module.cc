@@ -130,8 +130,8 @@ scenes::ModelPtr CopyModel(const mjModel& model) {
 
 namespace {
 
-/// The object `ref` refers to (None once it is gone; null for an empty weakref), for identity tests: read directly,
-/// where calling the weakref is a Python call.
+/// The object `ref` refers to (null once it is gone, and for an empty weakref: never None, which a caller may pass),
+/// for identity tests: read directly, where calling the weakref is a Python call.
 PyObject* Referent(const py::weakref& ref) {
   if (!ref) return nullptr;
 #if PY_VERSION_HEX >= 0x030D0000
@@ -140,7 +140,8 @@ PyObject* Referent(const py::weakref& ref) {
   Py_XDECREF(object);
   return object;
 #else
-  return PyWeakref_GetObject(ref.ptr());
+  PyObject* object = PyWeakref_GetObject(ref.ptr());
+  return object == Py_None ? nullptr : object;
 #endif
 }
 
@@ -216,9 +217,9 @@ constexpr const char* kStepKeywords[] = {"solver",  "narrow_phase",   "stiffness
                                          "threads", "max_iterations", "options"};
 constexpr int kNumStepKeywords = 8;
 
-/// tamsi.step's previous call: its model (held weakly), its keyword values and the Stepper it stepped with (held, so
-/// that a forget() in another thread during the step cannot free it). Made once and never destroyed: it holds Python
-/// objects, which must not be released after the interpreter ends. Read and written under the GIL.
+/// tamsi.step's previous call: its model (held weakly), its keyword values and the Stepper it stepped with, and the
+/// number of forget() calls before it was made. Made once and never destroyed: it holds Python objects, which must
+/// not be released after the interpreter ends. Read and written under the GIL.
 struct LastStep {
   py::weakref model;
   py::object settings[kNumStepKeywords];
@@ -229,25 +230,30 @@ LastStep& Last() {
   static LastStep* const last = new LastStep;
   return *last;
 }
+long long& Forgets() {
+  static long long forgets = 0;
+  return forgets;
+}
 
 /// tamsi.step: a call with the previous call's model and keyword values (each the same object or equal) goes
-/// straight to its Stepper; any other gets the cached Stepper of its model and settings from tamsi.stepping.
+/// straight to its Stepper; any other gets the cached Stepper of its model and settings from tamsi.stepping. The
+/// previous call's entry is compared and stepped through a copy (holding its Stepper): an __eq__ of a keyword value,
+/// or another thread while the GIL is released, may forget or replace it meanwhile.
 void Step(py::handle model, py::handle data, const py::object (&settings)[kNumStepKeywords]) {
-  LastStep& last = Last();
+  LastStep last = Last();
   bool same = last.raw != nullptr && Referent(last.model) == model.ptr();
   for (int k = 0; same && k < kNumStepKeywords; ++k)
     same = settings[k].is(last.settings[k]) || settings[k].equal(last.settings[k]);
   if (!same) {
     py::dict keywords;
     for (int k = 0; k < kNumStepKeywords; ++k) keywords[kStepKeywords[k]] = settings[k];
-    py::object stepper = py::module_::import("tamsi.stepping").attr("_cached_stepper")(model, keywords);
-    last.raw = nullptr;  // until all of it is set: a throw below leaves no half-made entry
+    const long long forgets = Forgets();
+    last.stepper = py::module_::import("tamsi.stepping").attr("_cached_stepper")(model, keywords);
+    last.raw = last.stepper.cast<MujocoStepper*>();
     last.model = py::weakref(model);
     std::copy(std::begin(settings), std::end(settings), std::begin(last.settings));
-    last.stepper = stepper;
-    last.raw = stepper.cast<MujocoStepper*>();
+    if (forgets == Forgets()) Last() = last;  // a Stepper from before a forget() in between is not kept
   }
-  const py::object keep = last.stepper;
   last.raw->Advance(model, data);
 }
 
@@ -279,24 +285,33 @@ void SetPythonError(std::exception_ptr error) {
 /// about 0.25 µs per call converting its defaults, 3–4 % of a 7 µs arm step.
 PyObject* StepFunction(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* keyword_names) {
   try {
-    if (nargs != 2) {
-      throw py::type_error("step() takes 2 positional arguments (model, data) but " + std::to_string(nargs) +
-                           " were given");
-    }
+    if (nargs > 2)
+      throw py::type_error("step() takes 2 arguments (model, data) but " + std::to_string(nargs) + " were given");
+    PyObject* state[2] = {nargs > 0 ? args[0] : nullptr, nargs > 1 ? args[1] : nullptr};  // model, data
+    constexpr const char* kStateNames[] = {"model", "data"};
     py::object settings[kNumStepKeywords];
     for (int k = 0; k < kNumStepKeywords; ++k) settings[k] = StepDefault(k);
     const Py_ssize_t num_keywords = keyword_names != nullptr ? PyTuple_GET_SIZE(keyword_names) : 0;
     for (Py_ssize_t i = 0; i < num_keywords; ++i) {
       PyObject* name = PyTuple_GET_ITEM(keyword_names, i);
-      const auto* known = std::find_if(std::begin(kStepKeywords), std::end(kStepKeywords), [name](const char* known) {
-        return PyUnicode_CompareWithASCIIString(name, known) == 0;
-      });
-      if (known == std::end(kStepKeywords)) {
-        throw py::type_error("step() got an unexpected keyword argument '" + py::str(name).cast<std::string>() + "'");
+      auto is = [name](const char* known) { return PyUnicode_CompareWithASCIIString(name, known) == 0; };
+      const auto* setting = std::find_if(std::begin(kStepKeywords), std::end(kStepKeywords), is);
+      const auto* argument = std::find_if(std::begin(kStateNames), std::end(kStateNames), is);
+      if (setting != std::end(kStepKeywords)) {
+        settings[setting - std::begin(kStepKeywords)] = py::reinterpret_borrow<py::object>(args[nargs + i]);
+      } else if (argument != std::end(kStateNames) && state[argument - std::begin(kStateNames)] == nullptr) {
+        state[argument - std::begin(kStateNames)] = args[nargs + i];
+      } else {
+        throw py::type_error(
+            "step() got " +
+            std::string(argument != std::end(kStateNames) ? "multiple values for" : "an unexpected keyword") +
+            " argument '" + py::str(name).cast<std::string>() + "'");
       }
-      settings[known - std::begin(kStepKeywords)] = py::reinterpret_borrow<py::object>(args[nargs + i]);
     }
-    Step(args[0], args[1], settings);
+    for (int a = 0; a < 2; ++a)
+      if (state[a] == nullptr)
+        throw py::type_error(std::string("step() missing required argument '") + kStateNames[a] + "'");
+    Step(state[0], state[1], settings);
     Py_RETURN_NONE;
   } catch (...) {
     SetPythonError(std::current_exception());
@@ -379,7 +394,11 @@ void BindMujoco(py::module_& m) {
   m.add_object("step",
                py::reinterpret_steal<py::object>(PyCFunction_NewEx(&kStepMethod, nullptr, m.attr("__name__").ptr())));
   m.def(
-      "_forget_last_step", [] { Last() = LastStep(); },
+      "_forget_last_step",
+      [] {
+        ++Forgets();
+        Last() = LastStep();
+      },
       "Drops tamsi.step's previous-call shortcut (tamsi.forget calls it).");
   s.def_property_readonly(
       "statistics", [](const MujocoStepper& stepper) { return stepper.simulator().statistics(); },

@@ -208,13 +208,55 @@ def test_wrong_types_give_one_line_type_errors():
              (lambda: tamsi.step(model, model), "data must be a mujoco.MjData, got MjModel"),
              (lambda: tamsi.Stepper(3), "model must be a mujoco.MjModel, got int"),
              (lambda: tamsi.Simulator(3.0), "scene must be a scene name, a model file's path or a mujoco.MjModel"),
-             (lambda: tamsi.step(model), "step() takes 2 positional arguments (model, data) but 1 were given"),
+             (lambda: tamsi.step(model), "step() missing required argument 'data'"),
+             (lambda: tamsi.step(model, data, data), "step() takes 2 arguments (model, data) but 3 were given"),
+             (lambda: tamsi.step(model, data, model=model), "step() got multiple values for argument 'model'"),
              (lambda: tamsi.step(model, data, stiffnes=1e4), "step() got an unexpected keyword argument 'stiffnes'"),
              (lambda: tamsi.step(model, data, stiffness="stiff"), "stiffness: expected a float or None, got str")]
     for call, message in cases:
         with pytest.raises(TypeError) as error:
             call()
         assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_model_and_data_may_be_given_by_keyword():
+    model, data = start(BOX)
+    by_position, by_keyword = mujoco.MjData(model), mujoco.MjData(model)
+    for _ in range(3):
+        tamsi.step(model, by_position)
+        tamsi.step(data=by_keyword, model=model)
+    assert_bitwise(state(by_keyword.qpos, by_keyword.qvel, by_keyword.act, by_keyword.time),
+                   state(by_position.qpos, by_position.qvel, by_position.act, by_position.time))
+
+
+def test_none_after_the_previous_data_or_model_died_is_refused():
+    # The shortcuts hold the previous call's model and data weakly: a dead one must never match None.
+    model, data = start(BOX)
+    tamsi.step(model, data)
+    del data
+    gc.collect()
+    with pytest.raises(TypeError, match="data must be a mujoco.MjData, got NoneType"):
+        tamsi.step(model, None)
+    del model
+    gc.collect()
+    other, other_data = start(GRIPPER)
+    with pytest.raises(TypeError, match="model must be a mujoco.MjModel, got NoneType"):
+        tamsi.step(None, other_data)
+
+
+def test_a_keyword_whose_equality_forgets_the_cache_steps_safely():
+    # Comparing a keyword value with the previous call's may run Python code that drops the shortcut.
+    class ForgettingOptions(tamsi.Options):
+        def __eq__(self, other: object) -> bool:
+            tamsi.forget()
+            return True
+
+        __hash__ = tamsi.Options.__hash__
+
+    model, data = start(BOX)
+    tamsi.step(model, data, options=ForgettingOptions())
+    tamsi.step(model, data, options=ForgettingOptions())
+    assert data.time == pytest.approx(2 * model.opt.timestep)
 
 
 def test_data_of_another_model_is_refused():
