@@ -103,11 +103,11 @@ void NewtonSystem::CalcEffectiveMomentumBalance(const ContactProblem& problem) {
 }
 
 bool NewtonSystem::HasSymmetricPattern(const SparseMatrix& M) {
-  if (SamePattern(M, symmetric_outer_, symmetric_inner_)) return true;
-  if (!IsStructurallySymmetric(M)) return false;
-  symmetric_outer_.assign(M.outerIndexPtr(), M.outerIndexPtr() + M.outerSize() + 1);
-  symmetric_inner_.assign(M.innerIndexPtr(), M.innerIndexPtr() + M.nonZeros());
-  return true;
+  if (SamePattern(M, checked_outer_, checked_inner_)) return checked_symmetric_;
+  checked_outer_.assign(M.outerIndexPtr(), M.outerIndexPtr() + M.outerSize() + 1);
+  checked_inner_.assign(M.innerIndexPtr(), M.innerIndexPtr() + M.nonZeros());
+  checked_symmetric_ = IsStructurallySymmetric(M);
+  return checked_symmetric_;
 }
 
 void NewtonSystem::PlanConstraintFold(const SparseMatrix& M, const SparseMatrix& Jb) {

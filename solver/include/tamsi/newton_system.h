@@ -86,7 +86,7 @@ class NewtonSystem {
   /// p_star_effective_ when it has bilateral constraints or M's pattern is not symmetric.
   void CalcEffectiveMomentumBalance(const ContactProblem& problem);
   /// Whether the compressed M has a symmetric pattern (every stored entry's mirror stored), which the Newton matrix's
-  /// pattern needs; remembered for the last such pattern, so a steady state checks it by comparison alone.
+  /// pattern needs; the last pattern's verdict is kept, so a steady state checks it by comparison alone.
   bool HasSymmetricPattern(const SparseMatrix& M);
   /// The pattern of M + Mᵀ + Jbᵀ Jb and where each term of the fold lands in it (M and Jb compressed): rebuilt when M's
   /// or Jb's pattern changes (allocates), reused otherwise.
@@ -101,7 +101,8 @@ class NewtonSystem {
   // The fold's plan: the patterns it was made for, the slot of each nonzero of M, Jb's rows (entry, column) and the
   // slot of each product Jb(r, a) Jb(r, b).
   std::vector<int> fold_m_outer_, fold_m_inner_, fold_jb_outer_, fold_jb_inner_, fold_m_slot_;
-  std::vector<int> symmetric_outer_, symmetric_inner_;  // the last pattern of M found symmetric
+  std::vector<int> checked_outer_, checked_inner_;  // the last pattern of M checked by HasSymmetricPattern
+  bool checked_symmetric_{false};                   // and its verdict
   std::vector<int> jb_row_ptr_, jb_row_entry_, jb_row_col_, fold_pair_slot_;
   const SparseMatrix* M_;
   const Eigen::VectorXd* p_star_;
