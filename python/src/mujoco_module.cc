@@ -278,6 +278,8 @@ void SetPythonError(std::exception_ptr error) {
     py::cpp_function([error] { std::rethrow_exception(error); })();
   } catch (py::error_already_set& e) {
     e.restore();
+  } catch (...) {  // the bound function itself could not be made (out of memory): nothing may escape into CPython
+    PyErr_SetString(PyExc_MemoryError, "tamsi.step: out of memory while raising its error");
   }
 }
 
