@@ -30,7 +30,8 @@ using SparseMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 struct ContactProblem {
   /// Time step h (s), > 0.
   double time_step{0.0};
-  /// Mass matrix M0 (nv × nv, kg or kg·m², symmetric positive definite; both triangles stored).
+  /// Mass matrix M0 (nv × nv, kg or kg·m², symmetric positive definite; both triangles stored). Symmetric to 1e-10
+  /// times its largest entry: an entry that small may lack its stored mirror (read as 0).
   SparseMatrix M;
   /// Normal velocity Jacobian Jn (nc × nv): vn = Jn v (m/s).
   SparseMatrix Jn;
