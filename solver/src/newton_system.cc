@@ -36,8 +36,7 @@ const SparseMatrix& Compressed(const SparseMatrix& A, SparseMatrix* copy) {
 bool IsStructurallySymmetric(const SparseMatrix& A) {
   const int* outer = A.outerIndexPtr();
   const int* inner = A.innerIndexPtr();
-  thread_local std::vector<int> next;  // per column: its next entry to be met as a mirror (kept: no steady allocation)
-  next.assign(outer, outer + A.outerSize());
+  std::vector<int> next(outer, outer + A.outerSize());  // per column: its next entry to be met as a mirror
   for (int j = 0; j < A.outerSize(); ++j)
     for (int p = outer[j]; p < outer[j + 1]; ++p) {
       int& q = next[inner[p]];
