@@ -164,5 +164,3 @@ BENCHMARK(BM_EigenSparseJacobianMultiply)->ArgNames({"nc"})->Arg(1000)->Arg(1000
 
 }  // namespace
 }  // namespace tamsi
-
-BENCHMARK_MAIN();

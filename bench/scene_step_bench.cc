@@ -214,5 +214,3 @@ BENCHMARK(BM_ClutterBinStep)->Apply(PilesAndEngines);
 
 }  // namespace
 }  // namespace tamsi::scenes
-
-BENCHMARK_MAIN();

@@ -252,5 +252,3 @@ BENCHMARK(BM_TamsiSolveDumpedProblem)->Apply(DumpedProblemThreads);
 
 }  // namespace
 }  // namespace tamsi
-
-BENCHMARK_MAIN();

@@ -1,27 +1,28 @@
-#include <unistd.h>
+#include <mujoco/mujoco.h>
+#include <tamsi/blas_runtime.h>
 
-#include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "commands.h"
 
-// OpenBLAS, when it is the BLAS behind SuiteSparse, spawns its own threads inside every factorization: they fight
-// TBB for the cores and make factorizations depend on the BLAS thread count. tamsi parallelizes with TBB under
-// --threads, so BLAS runs on one thread. Weak: absent with other BLAS implementations.
-extern "C" void openblas_set_num_threads(int num_threads) __attribute__((weak));
+namespace {
+
+/// `tamsi --version`: this build and what it runs on (MuJoCo's version, the OpenBLAS kernels this CPU got).
+std::string VersionText() {
+  const std::string core = tamsi::OpenBlasCore();
+  return std::string("tamsi ") + TAMSI_VERSION + "\nMuJoCo " + mj_versionString() + "\nBLAS " +
+         (core.empty() ? std::string("(not OpenBLAS)") : "OpenBLAS, " + core + " kernels");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  // The threaded OpenBLAS starts its worker threads when it loads, before main(), and reads OPENBLAS_NUM_THREADS only
-  // then; under an address-space limit their buffers fail to allocate and they retry forever, so the process hung at
-  // exit. Unless the caller chose a count, the command sets one thread and starts itself again, once (the same binary
-  // and arguments). Its serial build would start none, but it is not safe to call from several threads at once.
-  if (std::getenv("OPENBLAS_NUM_THREADS") == nullptr && setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0) {
-    execv("/proc/self/exe", argv);  // returns only when it fails: go on in this process
-  }
-  if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
+  tamsi::RestartWithOpenBlasSettings(argv);
   CLI::App app{"tamsi: compliant contact with regularized friction, sparse and parallel (Castro, Qu et al. 2020)"};
   app.require_subcommand(0, 1);
+  app.set_version_flag("--version", VersionText, "Print tamsi's version, MuJoCo's, and the BLAS kernels in use");
   // A bad flag or argument is one line, CLI11's message alone (its default adds "Run with --help ...").
   app.failure_message([](const CLI::App*, const CLI::Error& e) { return std::string(e.what()) + "\n"; });
   tamsi::cli::AddSolveCommand(app);
