@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <cstring>
 
 // OpenBLAS's own entry points, weak: absent (null) when another BLAS is linked.
 extern "C" char* openblas_get_corename() __attribute__((weak));
