@@ -8,7 +8,7 @@
 int main(int argc, char** argv) {
   tamsi::RestartWithOpenBlasSettings(argv);
   const std::string core = tamsi::OpenBlasCore();
-  benchmark::AddCustomContext("blas", core.empty() ? "not OpenBLAS" : "OpenBLAS, " + core + " kernels");
+  benchmark::AddCustomContext("blas", core.empty() ? "not OpenBLAS, or none loaded" : "OpenBLAS, " + core + " kernels");
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
