@@ -10,19 +10,36 @@ MuJoCo's own Python objects: ``step(model, data)`` advances a ``mujoco.MjData`` 
 ``Simulator(mujoco.MjModel)`` simulates a copy of the model.
 """
 
+import os
+import warnings
 from typing import Any
 
 from ._tamsi import (ContactProblem, Coupling, FrictionNewton, FrictionRegularization, LinearSolverType,
                      LineSearch, ModelLoadError, MujocoError, NewtonSolve, Options, ProblemFormatError, Result,
                      RunStatistics, Simulator, Status, StepFailedError, Stepper, StepInfo, Summary, TamsiSolver,
-                     UnknownSceneError, quasistatic, scenes)
+                     UnknownSceneError, _openblas_core_type_for_this_cpu, openblas_core, quasistatic, scenes)
 from ._arguments import one_line_type_errors
 from .stepping import forget, last_step, step
 
 __all__ = ["ContactProblem", "Coupling", "FrictionNewton", "FrictionRegularization", "LinearSolverType", "LineSearch",
            "ModelLoadError", "MujocoError", "NewtonSolve", "Options", "ProblemFormatError", "Result", "RunStatistics",
            "Simulator", "Status", "StepFailedError", "StepInfo", "Stepper", "Summary", "TamsiSolver",
-           "UnknownSceneError", "forget", "last_step", "make_options", "quasistatic", "scenes", "step"]
+           "UnknownSceneError", "forget", "last_step", "make_options", "openblas_core", "quasistatic", "scenes",
+           "step"]
+
+
+def _warn_of_generic_blas_kernels() -> None:
+    """OpenBLAS chose its kernels when it loaded with the module, from OPENBLAS_CORETYPE if set; the `tamsi` command
+    restarts itself with the right one, an interpreter cannot, so the user is told (at their import line) unless
+    they chose the kernels themselves."""
+    core_type = _openblas_core_type_for_this_cpu()
+    if core_type and "OPENBLAS_CORETYPE" not in os.environ:
+        warnings.warn("tamsi: the loaded OpenBLAS does not know this CPU and runs its generic SSE3 kernels "
+                      f"(factorizations about 2x slower); set OPENBLAS_CORETYPE={core_type} before tamsi is imported",
+                      RuntimeWarning, stacklevel=3)
+
+
+_warn_of_generic_blas_kernels()
 
 _ENUM_FIELDS = {"coupling": Coupling, "regularization": FrictionRegularization, "line_search": LineSearch,
                 "newton_solve": NewtonSolve, "friction_newton": FrictionNewton, "linear_solver": LinearSolverType}

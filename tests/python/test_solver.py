@@ -3,7 +3,9 @@ solves that run in two threads at once (the GIL released)."""
 
 import json
 import os
+import re
 import subprocess
+import sys
 import threading
 import time
 
@@ -238,3 +240,30 @@ def test_summary_counters_are_attributes_and_a_dict():
     for name, value in summary.counters.items():
         assert getattr(summary, name) == value
     assert summary.numeric_factorizations >= 1 and summary.time_total > 0
+
+
+def _import_tamsi(coretype):
+    """(openblas_core(), stderr) of `import tamsi` in a fresh interpreter, OPENBLAS_CORETYPE set or (None) unset."""
+    env = {name: value for name, value in os.environ.items() if name != "OPENBLAS_CORETYPE"}
+    if coretype is not None:
+        env["OPENBLAS_CORETYPE"] = coretype
+    run = subprocess.run([sys.executable, "-W", "always", "-c", "import tamsi; print(tamsi.openblas_core())"],
+                         env=env, capture_output=True, text=True, check=True)
+    return run.stdout.strip(), run.stderr
+
+
+def test_import_warns_when_openblas_runs_generic_kernels_on_a_cpu_with_vector_ones():
+    core, stderr = _import_tamsi(None)
+    with open("/proc/cpuinfo") as cpuinfo:
+        flags = next(line for line in cpuinfo if line.startswith("flags")).split()
+    if core == "Prescott" and "avx2" in flags and "fma" in flags:
+        match = re.search(r"set OPENBLAS_CORETYPE=(\w+) before tamsi is imported", stderr)
+        assert match, stderr
+        assert stderr.startswith("<string>:1: RuntimeWarning"), stderr  # at the importing line
+        # The named kernels load, and then nothing is said.
+        assert _import_tamsi(match.group(1)) == (match.group(1), "")
+    else:
+        assert "OPENBLAS_CORETYPE" not in stderr
+    # A caller's choice is what OpenBLAS runs, and is not second-guessed.
+    if core != "":
+        assert _import_tamsi("Prescott") == ("Prescott", "")
