@@ -3,12 +3,9 @@
 #include <benchmark/benchmark.h>
 #include <tamsi/blas_runtime.h>
 
-#include <string>
-
 int main(int argc, char** argv) {
   tamsi::RestartWithOpenBlasSettings(argv);
-  const std::string core = tamsi::OpenBlasCore();
-  benchmark::AddCustomContext("blas", core.empty() ? "not OpenBLAS, or none loaded" : "OpenBLAS, " + core + " kernels");
+  benchmark::AddCustomContext("blas", tamsi::BlasKernels());
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -11,9 +11,7 @@ namespace {
 
 /// `tamsi --version`: this build and what it runs on (MuJoCo's version, the OpenBLAS kernels this CPU got).
 std::string VersionText() {
-  const std::string core = tamsi::OpenBlasCore();
-  return std::string("tamsi ") + TAMSI_VERSION + "\nMuJoCo " + mj_versionString() + "\nBLAS " +
-         (core.empty() ? std::string("(not OpenBLAS)") : "OpenBLAS, " + core + " kernels");
+  return std::string("tamsi ") + TAMSI_VERSION + "\nMuJoCo " + mj_versionString() + "\nBLAS " + tamsi::BlasKernels();
 }
 
 }  // namespace

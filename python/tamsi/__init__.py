@@ -10,7 +10,6 @@ MuJoCo's own Python objects: ``step(model, data)`` advances a ``mujoco.MjData`` 
 ``Simulator(mujoco.MjModel)`` simulates a copy of the model.
 """
 
-import os
 import warnings
 from typing import Any
 
@@ -31,9 +30,9 @@ __all__ = ["ContactProblem", "Coupling", "FrictionNewton", "FrictionRegularizati
 def _warn_of_generic_blas_kernels() -> None:
     """OpenBLAS chose its kernels when it loaded with the module, from OPENBLAS_CORETYPE if set; the `tamsi` command
     restarts itself with the right one, an interpreter cannot, so the user is told (at their import line) unless
-    they chose the kernels themselves."""
+    they chose the kernels themselves (then nothing is named)."""
     core_type = _openblas_core_type_for_this_cpu()
-    if core_type and "OPENBLAS_CORETYPE" not in os.environ:
+    if core_type:
         warnings.warn("tamsi: the loaded OpenBLAS does not know this CPU and runs its generic SSE3 kernels "
                       f"(factorizations about 2x slower); set OPENBLAS_CORETYPE={core_type} before tamsi is imported",
                       RuntimeWarning, stacklevel=3)

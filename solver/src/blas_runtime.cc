@@ -11,8 +11,13 @@ namespace tamsi {
 
 std::string OpenBlasCore() { return openblas_get_corename != nullptr ? openblas_get_corename() : ""; }
 
+std::string BlasKernels() {
+  const std::string core = OpenBlasCore();
+  return core.empty() ? "not OpenBLAS, or none loaded" : "OpenBLAS, " + core + " kernels";
+}
+
 std::string OpenBlasCoreTypeForThisCpu() {
-  if (OpenBlasCore() != "Prescott") return "";
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr || OpenBlasCore() != "Prescott") return "";
   __builtin_cpu_init();
   const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
                       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
@@ -29,10 +34,8 @@ void PinOpenBlasToOneThread() {
 void RestartWithOpenBlasSettings(char** argv) {
   bool restart = false;
   if (std::getenv("OPENBLAS_NUM_THREADS") == nullptr && setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0) restart = true;
-  if (std::getenv("OPENBLAS_CORETYPE") == nullptr) {
-    const std::string core = OpenBlasCoreTypeForThisCpu();
-    if (!core.empty() && setenv("OPENBLAS_CORETYPE", core.c_str(), 1) == 0) restart = true;
-  }
+  const std::string core = OpenBlasCoreTypeForThisCpu();
+  if (!core.empty() && setenv("OPENBLAS_CORETYPE", core.c_str(), 1) == 0) restart = true;
   if (restart) execv("/proc/self/exe", argv);  // returns only when it fails: go on in this process
   PinOpenBlasToOneThread();
 }

@@ -11,7 +11,7 @@ filter=${3:-}
 version=$(env -u OPENBLAS_CORETYPE "$tamsi" --version)
 echo "$version"
 blas=$(grep '^BLAS ' <<<"$version")
-if [ "$blas" = "BLAS (not OpenBLAS)" ]; then
+if [ "$blas" = "BLAS not OpenBLAS, or none loaded" ]; then
   echo "another BLAS: nothing to check"
   exit 0
 fi
