@@ -16,10 +16,10 @@ std::string OpenBlasCore();
 std::string BlasKernels();
 
 /// The OPENBLAS_CORETYPE to set, for a process whose caller did not set one, that gives this CPU vector kernels when
-/// the loaded OpenBLAS fell back to "Prescott" because
-/// it is older than the CPU (Debian 12's OpenBLAS 0.3.21 on Intel's Emerald Rapids, CPU model 207, which makes the
-/// block Cholesky's products ~2× slower): "SkylakeX" when the CPU has AVX-512 (F, CD, BW, DQ, VL), "Haswell" when it
-/// has AVX2 and FMA; empty otherwise (OPENBLAS_CORETYPE set, another core, no OpenBLAS, or a CPU without either).
+/// the loaded OpenBLAS fell back to "Prescott" because it is older than the CPU (Debian 12's OpenBLAS 0.3.21 on
+/// Intel's Emerald Rapids, CPU model 207, which makes the block Cholesky's products ~2× slower): "SkylakeX" when the
+/// CPU has AVX-512 (F, CD, BW, DQ, VL), "Haswell" when it has AVX2 and FMA; empty otherwise (OPENBLAS_CORETYPE set,
+/// another core, no OpenBLAS, or a CPU without either).
 std::string OpenBlasCoreTypeForThisCpu();
 
 /// Pins OpenBLAS to one thread (a no-op under another BLAS): tamsi parallelizes with TBB, and OpenBLAS's own threads
