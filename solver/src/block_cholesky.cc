@@ -6,6 +6,7 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tamsi::internal {
@@ -23,6 +24,29 @@ template <typename T>
 using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
 template <typename T>
 using ConstPanel = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>, 0, Eigen::OuterStride<>>;
+
+/// out = P x for a column-major h × w panel P (column stride h), 16 rows at a time summed in registers across the
+/// columns (Eigen's column-major product adds into out column group by column group; at these sizes, tens of rows
+/// and a few to 64 columns, it made the N = 10,000 pile's preconditioner applications 8 % slower).
+template <typename T>
+void PanelTimes(const T* P, int h, int w, const T* x, T* out) {
+  constexpr int kRows = 16;
+  int first = 0;
+  for (; first + kRows <= h; first += kRows) {
+    T sum[kRows] = {};
+    const T* column = P + first;
+    for (int a = 0; a < w; ++a, column += h)
+      for (int r = 0; r < kRows; ++r) sum[r] += column[r] * x[a];
+    std::copy(sum, sum + kRows, out + first);
+  }
+  const int rest = h - first;
+  if (rest == 0) return;
+  T sum[kRows] = {};
+  const T* column = P + first;
+  for (int a = 0; a < w; ++a, column += h)
+    for (int r = 0; r < rest; ++r) sum[r] += column[r] * x[a];
+  for (int r = 0; r < rest; ++r) out[first + r] = sum[r];
+}
 
 /// What the solves read and write in precision T, besides L's panels: the reciprocals of L's diagonal (ordered rows),
 /// the ordered right-hand side, and the rows below one supernode.
@@ -69,14 +93,12 @@ class BlockCholesky final : public LinearSolver {
       if (h > w)  // the rows below: L21 ← L21 L11⁻ᵀ
         cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, h - w, w, 1.0, L.data(), h,
                     L.data() + w, h);
-      for (int a = 0; a < w; ++a) {
-        const double inverse = 1.0 / diagonal(a, a);
-        if (precision_ == SolvePrecision::kSingle)
-          single_workspace_.inverse_diagonal[first_row_[s] + a] = static_cast<float>(inverse);
-        else
-          double_workspace_.inverse_diagonal[first_row_[s] + a] = inverse;
-      }
       UpdateLater(s, L);
+      if (precision_ == SolvePrecision::kSingle) {
+        InvertPanel(L);
+      } else {
+        for (int a = 0; a < w; ++a) double_workspace_.inverse_diagonal[first_row_[s] + a] = 1.0 / diagonal(a, a);
+      }
     }
     if (precision_ == SolvePrecision::kSingle) std::copy(values_.begin(), values_.end(), single_.begin());
     return true;
@@ -96,8 +118,13 @@ class BlockCholesky final : public LinearSolver {
   void SolveIn(const T* panels, SolveWorkspace<T>* work, const Eigen::VectorXd& b, Eigen::VectorXd* x) const {
     x->resize(n_);
     for (int r = 0; r < n_; ++r) work->y[r] = static_cast<T>(b[column_of_row_[r]]);
-    SolveLower(panels, work);
-    SolveUpper(panels, work);
+    if constexpr (std::is_same_v<T, float>) {
+      SolveLowerInverted(panels, work);
+      SolveUpperInverted(panels, work);
+    } else {
+      SolveLower(panels, work);
+      SolveUpper(panels, work);
+    }
     for (int r = 0; r < n_; ++r) (*x)[column_of_row_[r]] = work->y[r];
   }
 
@@ -149,6 +176,42 @@ class BlockCholesky final : public LinearSolver {
         for (int r = a + 1; r < w; ++r) sum -= column[r] * ys[r];
         ys[a] = sum * inverse[a];
       }
+    }
+  }
+
+  /// SolveLower with the inverted panels of kSingle: with the supernode's panel [L11⁻¹; −L21 L11⁻¹] (InvertPanel), one
+  /// product gives both its own rows, L11⁻¹ y_s, and what to add to the rows below it, −L21 (L11⁻¹ y_s).
+  template <typename T>
+  void SolveLowerInverted(const T* panels, SolveWorkspace<T>* work) const {
+    T* y = work->y.data();
+    for (int s = 0; s < num_supernodes_; ++s) {
+      const int w = width(s), h = height_[s];
+      T* ys = y + first_row_[s];
+      T* t = work->t.data();
+      PanelTimes(panels + panel_ptr_[s], h, w, ys, t);
+      std::copy(t, t + w, ys);
+      ForEachRowBlock(s, [&](int k, int offset) {
+        for (int a = 0; a < size_[k]; ++a) y[start_[k] + a] += t[w + offset + a];
+      });
+    }
+  }
+
+  /// SolveUpper with the inverted panels of kSingle, from the last supernode: y_s ← L11⁻ᵀ (y_s − L21ᵀ y_below), which
+  /// is the transposed panel [L11⁻¹; −L21 L11⁻¹]ᵀ times the supernode's rows of y, its own and those below it,
+  /// gathered.
+  template <typename T>
+  void SolveUpperInverted(const T* panels, SolveWorkspace<T>* work) const {
+    T* y = work->y.data();
+    T* t = work->t.data();
+    for (int s = num_supernodes_ - 1; s >= 0; --s) {
+      const int w = width(s), h = height_[s];
+      T* ys = y + first_row_[s];
+      std::copy(ys, ys + w, t);
+      ForEachRowBlock(s,
+                      [&](int k, int offset) { std::copy(y + start_[k], y + start_[k] + size_[k], t + w + offset); });
+      Eigen::Map<Vector<T>>(ys, w).noalias() =
+          ConstPanel<T>(panels + panel_ptr_[s], h, w, Eigen::OuterStride<>(h)).transpose() *
+          Eigen::Map<const Vector<T>>(t, h);
     }
   }
 
@@ -399,6 +462,36 @@ class BlockCholesky final : public LinearSolver {
     }
     column_cursor_ = static_cast<int>(column - column_.data());
     target_cursor_ = static_cast<int>(target - target_.data());
+  }
+
+  /// Supernode L = [L11; L21], factored and its updates done, becomes [L11⁻¹; −L21 L11⁻¹] (L11⁻¹ lower triangular,
+  /// zeros above its diagonal), the form the solves use: each supernode's solve is then one product, without the
+  /// dependent chain of a triangular solve (whose stores and reloads of overlapping entries of y stalled the solves).
+  static void InvertPanel(Panel& L) {
+    const int w = static_cast<int>(L.cols()), h = static_cast<int>(L.rows());
+    // L11⁻¹ row by row (row i = (e_i − Σ_{k<i} L(i, k) row k) / L(i, i)), in a row-major scratch, then written over
+    // L11 by columns: plain loops over whole finished rows (Eigen's blocked triangular solve and the BLAS cost more in
+    // call overhead than in arithmetic at these sizes, and a column-by-column substitution stalls on reloading
+    // entries it has just stored).
+    double rows[kMaxWidth * kMaxWidth];
+    for (int i = 0; i < w; ++i) {
+      double* row = rows + i * w;
+      std::fill(row, row + w, 0.0);
+      row[i] = 1.0;
+      for (int k = 0; k < i; ++k) {
+        const double l = L(i, k);
+        const double* row_k = rows + k * w;
+        for (int j = 0; j <= k; ++j) row[j] -= l * row_k[j];
+      }
+      const double inverse = 1.0 / L(i, i);
+      for (int j = 0; j <= i; ++j) row[j] *= inverse;
+    }
+    double inverse[kMaxWidth * kMaxWidth];
+    for (int j = 0; j < w; ++j)
+      for (int i = 0; i < w; ++i) inverse[j * w + i] = L(i, j) = rows[i * w + j];
+    if (h > w)
+      cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, h - w, w, -1.0, inverse, w,
+                  L.data() + w, h);
   }
 
   /// f(k, offset) for each block k below supernode s, offset: its first row in the panel minus the diagonal block's.
