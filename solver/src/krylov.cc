@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace tamsi::internal {
 namespace {
@@ -18,26 +19,65 @@ Eigen::Index ChunkRows(Eigen::Index n, int c) { return std::min<Eigen::Index>(kC
 }  // namespace
 
 void Gmres::Analyze(const CscView& A) {
-  transpose_.resize(A.col_ptr[A.n]);
-  // Columns are visited in increasing order, so the entries (j, i) of column i are met in the order they are stored.
-  std::vector<int> next(A.col_ptr, A.col_ptr + A.n);
-  for (int j = 0; j < A.n; ++j)
-    for (int p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) {
-      const int i = A.row_index[p];
-      TAMSI_DEBUG_ASSERT(next[i] < A.col_ptr[i + 1] && A.row_index[next[i]] == j);  // the pattern is symmetric
-      transpose_[p] = next[i]++;
+  groups_.clear();
+  runs_.clear();
+  source_.clear();
+  auto same_pattern = [&](int a, int b) {
+    return A.col_ptr[a + 1] - A.col_ptr[a] == A.col_ptr[b + 1] - A.col_ptr[b] &&
+           std::equal(A.row_index + A.col_ptr[a], A.row_index + A.col_ptr[a + 1], A.row_index + A.col_ptr[b]);
+  };
+  // Row i of A has the pattern of column i (symmetric); its entry (i, j) is stored in column j, at the row-i entry.
+  std::vector<int> next(A.col_ptr, A.col_ptr + A.n);  // per column j: where its next row entry lies
+  for (int first = 0; first < A.n;) {
+    int rows = 1;
+    while (first + rows < A.n && rows < kMaxGroupRows && same_pattern(first, first + rows)) ++rows;
+    const int begin = A.col_ptr[first], end = A.col_ptr[first + 1];
+    RowGroup group{first, rows, static_cast<int>(runs_.size()), 0};
+    for (int p = begin; p < end;) {
+      int columns = 1;
+      while (p + columns < end && A.row_index[p + columns] == A.row_index[p] + columns) ++columns;
+      runs_.push_back({A.row_index[p], columns, static_cast<int>(source_.size())});
+      for (int c = 0; c < columns; ++c) {
+        const int j = A.row_index[p + c];
+        for (int a = 0; a < rows; ++a) {
+          TAMSI_DEBUG_ASSERT(A.row_index[next[j]] == first + a);  // the pattern is symmetric
+          source_.push_back(next[j]++);
+        }
+      }
+      p += columns;
     }
+    group.run_end = static_cast<int>(runs_.size());
+    groups_.push_back(group);
+    first += rows;
+  }
+  block_values_.resize(source_.size());
 }
 
 void Gmres::Multiply(const kernels::ThreadBudget& budget, const CscView& A, const Eigen::VectorXd& x,
                      Eigen::VectorXd* y) {
   y->resize(A.n);
-  // Row i of A: the pattern of column i (symmetric) with the values of Aᵀ.
-  budget.For(A.n, kChunk, [&](int begin, int end) {
+  // Each row group's rows summed in registers, run by run and column by column: each entry of x is loaded once per
+  // group rather than once per row, and there is one index per run rather than per entry. Every row sums its entries
+  // in column order, whatever the partition.
+  auto multiply_group = [&](const RowGroup& g, auto rows) {
+    double sum[kMaxGroupRows] = {};
+    for (int r = g.run_begin; r < g.run_end; ++r) {
+      const ColumnRun& run = runs_[r];
+      const double* block = block_values_.data() + run.offset;
+      for (int c = 0; c < run.columns; ++c, block += rows) {
+        const double xc = x[run.first_column + c];
+        for (int a = 0; a < rows; ++a) sum[a] += block[a] * xc;
+      }
+    }
+    for (int a = 0; a < rows; ++a) (*y)[g.first_row + a] = sum[a];
+  };
+  budget.For(static_cast<int>(groups_.size()), kChunk / 8, [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
-      double sum = 0.0;
-      for (int p = A.col_ptr[i]; p < A.col_ptr[i + 1]; ++p) sum += row_values_[p] * x[A.row_index[p]];
-      (*y)[i] = sum;
+      const RowGroup& g = groups_[i];
+      if (g.rows == 6)
+        multiply_group(g, std::integral_constant<int, 6>());
+      else
+        multiply_group(g, g.rows);
     }
   });
 }
@@ -112,10 +152,9 @@ bool Gmres::Solve(const kernels::ThreadBudget& budget, const CscView& A, const P
   g_.setZero(m + 1);
   x->setZero(n);
   *iterations = 0;
-  // Aᵀ's values in A's order (one gather per solve), so that every product below streams through memory.
-  row_values_.resize(A.col_ptr[n]);
-  budget.For(A.col_ptr[n], kChunk, [&](int begin, int end) {
-    for (int p = begin; p < end; ++p) row_values_[p] = A.values[transpose_[p]];
+  // A's values by row groups (one gather per solve), so that every product below streams through memory.
+  budget.For(static_cast<int>(block_values_.size()), kChunk, [&](int begin, int end) {
+    for (int e = begin; e < end; ++e) block_values_[e] = A.values[source_[e]];
   });
   const double beta = Norm(budget, b);
   if (!(beta > 0.0)) return std::isfinite(beta);

@@ -22,8 +22,10 @@ using Preconditioner = std::function<bool(const Eigen::VectorXd& r, Eigen::Vecto
 /// pattern's transpose map: solves of one pattern, size and budget after the first allocate nothing.
 class Gmres {
  public:
-  /// Where each entry's transpose lies in A's pattern (compressed columns, symmetric pattern, sorted rows), so
-  /// that y = A x runs by rows. Kept while the pattern holds.
+  /// The block rows of A's pattern (compressed columns, symmetric pattern, sorted rows), so that y = A x runs by
+  /// blocks of rows: runs of consecutive rows with one pattern (a free body's 6 velocities; at most kMaxGroupRows),
+  /// each row's pattern cut into runs of consecutive columns, and each run's dense block stored contiguously, with the
+  /// place in A's values of each of its entries. Kept while the pattern holds.
   void Analyze(const CscView& A);
   /// True when the true residual ‖b − A x‖ ≤ tolerance ‖b‖ was met within `max_iterations` (right preconditioning
   /// makes the monitored residual the true one). `iterations`: products with A done (≥ 1 unless b = 0).
@@ -38,9 +40,21 @@ class Gmres {
   double Orthogonalize(const kernels::ThreadBudget& budget, int k, Eigen::VectorXd* h);
   double Norm(const kernels::ThreadBudget& budget, const Eigen::VectorXd& x);
 
-  std::vector<int> transpose_;      // entry p = (i, j) → the index of (j, i)
-  std::vector<double> row_values_;  // A's values in Aᵀ's order: row i of A at column i's entries
-  Eigen::MatrixXd basis_;           // n × (m + 1): the orthonormal Krylov vectors
+  /// Rows [first_row, first_row + rows) share one pattern, cut into the column runs [run_begin, run_end).
+  struct RowGroup {
+    int first_row, rows, run_begin, run_end;
+  };
+  /// Columns [first_column, first_column + columns) of a row group, whose rows × columns block of A lies at
+  /// block_values_[offset], column-major.
+  struct ColumnRun {
+    int first_column, columns, offset;
+  };
+  static constexpr int kMaxGroupRows = 8;
+  std::vector<RowGroup> groups_;
+  std::vector<ColumnRun> runs_;
+  std::vector<int> source_;           // block_values_[e] = A.values[source_[e]]
+  std::vector<double> block_values_;  // A's values by row groups and column runs (one gather per solve)
+  Eigen::MatrixXd basis_;             // n × (m + 1): the orthonormal Krylov vectors
   Eigen::MatrixXd preconditioned_;  // n × m: P⁻¹ applied to each, so that x = P⁻¹ V y needs no further application
   Eigen::MatrixXd hessenberg_;      // (m + 1) × m, reduced to upper triangular by the Givens rotations
   Eigen::MatrixXd partial_;         // (m + 1) × chunks: per-chunk partial products
