@@ -14,21 +14,24 @@ bool SchwarzPreconditioner::Analyze(const kernels::ThreadBudget& budget, const C
   blocks_.clear();
   blocks_.resize(subdomains_.count);
   budget.For(subdomains_.count, 1, [&](int begin, int end) {
+    std::vector<int> local(A.n, -1);  // velocity → its index in the subdomain at hand, −1 outside it
     for (int d = begin; d < end; ++d) {
       Block& b = blocks_[d];
       const int* first = subdomains_.velocities.data() + subdomains_.ptr[d];
       const int* last = first + subdomains_.size(d);
+      for (const int* j = first; j != last; ++j) local[*j] = static_cast<int>(j - first);
       b.col_ptr.assign(1, 0);
       for (const int* j = first; j != last; ++j) {
         for (int p = A.col_ptr[*j]; p < A.col_ptr[*j + 1]; ++p) {
-          const int* i = std::lower_bound(first, last, A.row_index[p]);
-          if (i == last || *i != A.row_index[p]) continue;
-          if (*i == *j) b.diagonal.push_back(static_cast<int>(b.row_index.size()));
-          b.row_index.push_back(static_cast<int>(i - first));
+          const int i = local[A.row_index[p]];
+          if (i < 0) continue;
+          if (i == j - first) b.diagonal.push_back(static_cast<int>(b.row_index.size()));
+          b.row_index.push_back(i);
           b.source.push_back(p);
         }
         b.col_ptr.push_back(static_cast<int>(b.row_index.size()));
       }
+      for (const int* j = first; j != last; ++j) local[*j] = -1;
       b.values.setZero(static_cast<Eigen::Index>(b.source.size()));
       if (static_cast<int>(b.diagonal.size()) != subdomains_.size(d)) {
         b.message = "a column without its diagonal entry";
