@@ -53,8 +53,9 @@ void PanelTimes(const T* P, int h, int w, const T* x, T* out) {
   for (int r = 0; r < rest; ++r) out[first + r] = sum[r];
 }
 
-/// What the solves read and write in precision T, besides L's panels: the reciprocals of L's diagonal (ordered rows),
-/// the ordered right-hand side, and the rows below one supernode.
+/// What the solves read and write in precision T, besides the panels: the reciprocals of L's diagonal (ordered rows;
+/// kDouble's triangular solves), the ordered right-hand side, and one supernode's rows (the rows below it, or for
+/// kSingle's inverted panels its own and those below it).
 template <typename T>
 struct SolveWorkspace {
   std::vector<T> inverse_diagonal, y, t;

@@ -17,9 +17,9 @@ using Preconditioner = std::function<bool(const Eigen::VectorXd& r, Eigen::Vecto
 
 /// GMRES on A x = b from x = 0, right-preconditioned, without restarts, classical Gram–Schmidt with one
 /// reorthogonalization (CGS2: as stable as modified Gram–Schmidt, and two block products per iteration instead of k
-/// dependent dot products). Products with A run by rows and every reduction sums fixed chunks of rows in a fixed
-/// order, in parallel over the thread budget: x is bitwise identical for any thread count. Keeps its basis and the
-/// pattern's transpose map: solves of one pattern, size and budget after the first allocate nothing.
+/// dependent dot products). Products with A run by row groups and every reduction sums fixed chunks of rows in a
+/// fixed order, in parallel over the thread budget: x is bitwise identical for any thread count. Keeps its basis and
+/// the pattern's row groups: solves of one pattern, size and budget after the first allocate nothing.
 class Gmres {
  public:
   /// The block rows of A's pattern (compressed columns, symmetric pattern, sorted rows), so that y = A x runs by
