@@ -60,7 +60,7 @@ template <typename T>
 struct SolveWorkspace {
   std::vector<T> inverse_diagonal, y, t;
   void Resize(int n, int max_height) {
-    inverse_diagonal.assign(n, T{0});
+    if constexpr (std::is_same_v<T, double>) inverse_diagonal.assign(n, 0.0);  // kSingle's solves need none
     y.resize(n);
     t.resize(max_height);
   }
@@ -232,13 +232,8 @@ class BlockCholesky final : public LinearSolver {
   /// (num_blocks + 1).
   void FindBlocks(const CscView& A) {
     block_start_.assign(1, 0);
-    auto same_pattern = [&](int a, int b) {
-      const int count = A.col_ptr[a + 1] - A.col_ptr[a];
-      return count == A.col_ptr[b + 1] - A.col_ptr[b] &&
-             std::equal(A.row_index + A.col_ptr[a], A.row_index + A.col_ptr[a + 1], A.row_index + A.col_ptr[b]);
-    };
     for (int j = 1; j < n_; ++j)
-      if (!same_pattern(j - 1, j) || j - block_start_.back() == kMaxWidth) block_start_.push_back(j);
+      if (!SameColumnPattern(A, j - 1, j) || j - block_start_.back() == kMaxWidth) block_start_.push_back(j);
     if (n_ > 0) block_start_.push_back(n_);
     num_blocks_ = static_cast<int>(block_start_.size()) - 1;
     block_of_.resize(n_);

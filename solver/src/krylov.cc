@@ -22,15 +22,11 @@ void Gmres::Analyze(const CscView& A) {
   groups_.clear();
   runs_.clear();
   source_.clear();
-  auto same_pattern = [&](int a, int b) {
-    return A.col_ptr[a + 1] - A.col_ptr[a] == A.col_ptr[b + 1] - A.col_ptr[b] &&
-           std::equal(A.row_index + A.col_ptr[a], A.row_index + A.col_ptr[a + 1], A.row_index + A.col_ptr[b]);
-  };
   // Row i of A has the pattern of column i (symmetric); its entry (i, j) is stored in column j, at the row-i entry.
   std::vector<int> next(A.col_ptr, A.col_ptr + A.n);  // per column j: where its next row entry lies
   for (int first = 0; first < A.n;) {
     int rows = 1;
-    while (first + rows < A.n && rows < kMaxGroupRows && same_pattern(first, first + rows)) ++rows;
+    while (first + rows < A.n && rows < kMaxGroupRows && SameColumnPattern(A, first, first + rows)) ++rows;
     const int begin = A.col_ptr[first], end = A.col_ptr[first + 1];
     RowGroup group{first, rows, static_cast<int>(runs_.size()), 0};
     for (int p = begin; p < end;) {

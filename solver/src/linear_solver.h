@@ -6,6 +6,7 @@
 #include <tamsi/tamsi_solver.h>
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,12 @@ struct CscView {
   const int* row_index{nullptr};
   const double* values{nullptr};
 };
+
+/// True when columns a and b of `A` have the same rows (consecutive columns of one pattern: a body's velocities).
+inline bool SameColumnPattern(const CscView& A, int a, int b) {
+  return A.col_ptr[a + 1] - A.col_ptr[a] == A.col_ptr[b + 1] - A.col_ptr[b] &&
+         std::equal(A.row_index + A.col_ptr[a], A.row_index + A.col_ptr[a + 1], A.row_index + A.col_ptr[b]);
+}
 
 class LinearSolver {
  public:
