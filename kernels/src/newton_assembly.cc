@@ -91,41 +91,36 @@ void NewtonMatrixPattern::CalcSources(const ThreadBudget& budget,
       for (int k = M.outerIndexPtr()[j]; k < M.outerIndexPtr()[j + 1]; ++k)
         m_source_[position(M.innerIndexPtr()[k], j)] = k;
   });
-  // Kᵢ entry (a, b) lands at A(S_a, S_b); invert that map by counting sort, in increasing contact order.
-  std::vector<int> k_offset(nc + 1, 0);
-  for (int i = 0; i < nc; ++i) k_offset[i + 1] = k_offset[i] + J.support_size(i) * J.support_size(i);
-  std::vector<int> target(k_offset[nc]);
-  budget.For(nc, 128, [&](int begin, int end) {
-    for (int i = begin; i < end; ++i) {
-      const int m = J.support_size(i);
-      const int* S = J.support(i);
-      for (int b = 0; b < m; ++b) {
-        int p = -1;
-        for (int a = 0; a < m; ++a) {
-          // Rows are sorted and unique, and the whole support is in column S[b]: a support row that follows the
-          // previous one (a body's next velocity) sits in the next slot, so only the start of each run is searched.
-          p = a > 0 && S[a] == S[a - 1] + 1 ? p + 1 : position(S[a], S[b]);
-          TAMSI_DEBUG_ASSERT(p < col_ptr_[S[b] + 1] && row_index_[p] == S[a]);
-          target[k_offset[i] + b * m + a] = p;
+  // Each contact's support as runs of consecutive velocities (a body's), with the support's end as a sentinel: in
+  // any column, a run's rows sit in consecutive slots, so a run needs one slot per column.
+  run_ptr_.assign(nc + 1, 0);
+  run_begin_.clear();
+  for (int i = 0; i < nc; ++i) {
+    const int m = J.support_size(i);
+    const int* S = J.support(i);
+    for (int a = 0; a < m; ++a)
+      if (a == 0 || S[a] != S[a - 1] + 1) run_begin_.push_back(a);
+    run_begin_.push_back(m);
+    run_ptr_[i + 1] = static_cast<int>(run_begin_.size());
+  }
+  // Per (column j, contact i touching it), in ContactJacobian's transposed order: the slot in column j of the first
+  // row of each of contact i's runs.
+  const int entries = J.contacts_ptr(nv);
+  slot_ptr_.assign(entries + 1, 0);
+  for (int c = 0; c < entries; ++c) slot_ptr_[c + 1] = slot_ptr_[c] + num_runs(J.contact_of(c));
+  run_slot_.resize(slot_ptr_[entries]);
+  budget.For(nv, 512, [&](int begin, int end) {
+    for (int j = begin; j < end; ++j)
+      for (int c = J.contacts_ptr(j); c < J.contacts_ptr(j + 1); ++c) {
+        const int i = J.contact_of(c);
+        for (int r = 0; r < num_runs(i); ++r) {
+          const int* run = run_begin_.data() + run_ptr_[i] + r;
+          const int p = position(J.support(i)[run[0]], j);
+          TAMSI_DEBUG_ASSERT(std::equal(J.support(i) + run[0], J.support(i) + run[1], row_index_.begin() + p));
+          run_slot_[slot_ptr_[c] + r] = p;
         }
       }
-    }
   });
-  gather_ptr_.assign(row_index_.size() + 1, 0);
-  for (int p : target) ++gather_ptr_[p + 1];
-  for (size_t e = 0; e < row_index_.size(); ++e) gather_ptr_[e + 1] += gather_ptr_[e];
-  gather_row_.resize(target.size());
-  gather_column_.resize(target.size());
-  std::vector<int> next(gather_ptr_.begin(), gather_ptr_.end() - 1);
-  for (int i = 0; i < nc; ++i) {
-    const int m = J.support_size(i), first = J.support_begin(i);
-    for (int b = 0; b < m; ++b)
-      for (int a = 0; a < m; ++a) {
-        const int slot = next[target[k_offset[i] + b * m + a]]++;
-        gather_row_[slot] = first + a;
-        gather_column_[slot] = first + b;
-      }
-  }
   bj_.assign(3 * static_cast<size_t>(J.support_total()), 0.0);
   u_.assign(J.support_total(), 0.0);
 }
@@ -152,18 +147,35 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
   const double* m_values = M.valuePtr();
   const double* jc = J.block(0);
   budget.For(size(), 64, [&](int begin, int end) {
-    for (int e = col_ptr_[begin]; e < col_ptr_[end]; ++e) {
-      const double m_value = m_source_[e] >= 0 ? m_values[m_source_[e]] : 0.0;
-      double sum = 0.0, symmetric_sum = 0.0;  // both in one pass over the entry's sources
-      for (int k = gather_ptr_[e]; k < gather_ptr_[e + 1]; ++k) {
-        const double* ja = jc + 3 * static_cast<size_t>(gather_row_[k]);
-        const double* bj = bj_.data() + 3 * static_cast<size_t>(gather_column_[k]);
-        const double K = ja[0] * bj[0] + ja[1] * bj[1] + ja[2] * bj[2];
-        sum += K;
-        if (symmetric) symmetric_sum += K - u_[gather_row_[k]] * jc[3 * static_cast<size_t>(gather_column_[k])];
+    for (int j = begin; j < end; ++j) {
+      // Sum each entry's contributions where it is stored, contact by contact in increasing order, then add M.
+      std::fill(values + col_ptr_[j], values + col_ptr_[j + 1], 0.0);
+      if (symmetric) std::fill(symmetric_values + col_ptr_[j], symmetric_values + col_ptr_[j + 1], 0.0);
+      for (int c = J.contacts_ptr(j); c < J.contacts_ptr(j + 1); ++c) {
+        const int i = J.contact_of(c);
+        const int first = J.support_begin(i);
+        const double* ja = jc + 3 * static_cast<size_t>(first);  // Jcᵢ(:, a) = ja[3a .. 3a + 2]
+        const double* bj = bj_.data() + 3 * static_cast<size_t>(J.column_entry(c));  // (Bᵢ Jcᵢ)(:, b), column b = j
+        const double bj0 = bj[0], bj1 = bj[1], bj2 = bj[2];
+        const double jn_b = jc[3 * static_cast<size_t>(J.column_entry(c))];
+        const double* u = u_.data() + first;
+        const int* run = run_begin_.data() + run_ptr_[i];
+        const int* slot = run_slot_.data() + slot_ptr_[c];
+        for (int r = 0; r < num_runs(i); ++r) {
+          const int a0 = run[r], length = run[r + 1] - a0;
+          for (int t = 0; t < length; ++t) {
+            const int a = a0 + t;
+            const double K = ja[3 * a] * bj0 + ja[3 * a + 1] * bj1 + ja[3 * a + 2] * bj2;  // Kᵢ(a, b)
+            values[slot[r] + t] += K;
+            if (symmetric) symmetric_values[slot[r] + t] += K - u[a] * jn_b;
+          }
+        }
       }
-      values[e] = m_value + h * sum;
-      if (symmetric) symmetric_values[e] = m_value + h * symmetric_sum;
+      for (int e = col_ptr_[j]; e < col_ptr_[j + 1]; ++e) {
+        const double m_value = m_source_[e] >= 0 ? m_values[m_source_[e]] : 0.0;
+        values[e] = m_value + h * values[e];
+        if (symmetric) symmetric_values[e] = m_value + h * symmetric_values[e];
+      }
     }
   });
 }

@@ -41,6 +41,8 @@ class ContactJacobian {
   /// The contacts touching velocity j are contact_of(c) for c in [contacts_ptr(j), contacts_ptr(j + 1)), increasing.
   int contacts_ptr(int j) const { return transpose_ptr_[j]; }
   int contact_of(int c) const { return transpose_contact_[c]; }
+  /// Where velocity j sits among all contacts' columns (support_begin(i) + its index in S_i), i = contact_of(c).
+  int column_entry(int c) const { return transpose_entry_[c]; }
   /// True when velocities j and k are touched by exactly the same contacts (both by none included).
   bool SameContacts(int j, int k) const {
     return std::equal(

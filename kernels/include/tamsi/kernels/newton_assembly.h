@@ -16,16 +16,17 @@ namespace tamsi::kernels {
 /// both triangles) in compressed-column form, and where each contribution lands. Built once per problem
 /// structure; Assemble() then refills the values without allocating.
 ///
-/// Assembly runs in two parallel passes: (1) per contact, Bᵢ Jcᵢ (3 × |S_i|); (2) per column of A, each entry gathers
-/// M's value and its contributions Kᵢ(a, b) = Jcᵢ(:, a) · (Bᵢ Jcᵢ)(:, b) in increasing contact order, computed where
-/// they are summed (Kᵢ itself, |S_i|² per contact, is never stored: writing and gathering it cost 4 times the memory
-/// traffic). No two tasks write the same entry and every sum has a fixed order, so values are bitwise identical for any
-/// thread count.
+/// Assembly runs in two parallel passes: (1) per contact, Bᵢ Jcᵢ (3 × |S_i|); (2) per column j of A, the contacts
+/// touching j in increasing order each add their column Kᵢ(:, b) = Jcᵢᵀ (Bᵢ Jcᵢ)(:, b) (S_i(b) = j) into the column's
+/// entries, then M's value is added. A contact's support is a few runs of consecutive velocities (a body's six), and
+/// a run's rows sit in consecutive slots of the column, so each (contact, column) pair needs one slot per run rather
+/// than one index per entry (Kᵢ itself, |S_i|² per contact, is never stored). No two tasks write the same entry and
+/// every sum has a fixed order, so values are bitwise identical for any thread count.
 class NewtonMatrixPattern {
  public:
   NewtonMatrixPattern() = default;
   /// M: nv × nv with both triangles stored; J: the contact Jacobian of the same nv. Built under `budget` in ranges
-  /// fixed by nv and nc alone: the same pattern and gather order for any thread count.
+  /// fixed by nv and nc alone: the same pattern and summation order for any thread count.
   NewtonMatrixPattern(const ThreadBudget& budget, const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
                       const ContactJacobian& J);
 
@@ -48,19 +49,23 @@ class NewtonMatrixPattern {
   /// col_ptr_ and row_index_: each column's rows (M's and its contacts' supports), sorted, once each.
   void CalcColumns(const ThreadBudget& budget, const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
                    const ContactJacobian& J);
-  /// m_source_ and the gather map from each entry of A to the Kᵢ entries summed into it.
+  /// m_source_, each contact's runs, and the slots of the runs in each column of the contact's support.
   void CalcSources(const ThreadBudget& budget, const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
                    const ContactJacobian& J);
 
   std::vector<int> col_ptr_{0};
   std::vector<int> row_index_;
   std::vector<int> m_source_;    // per entry of A: index into M's values, or −1
-  std::vector<int> gather_ptr_;  // per entry of A: its range of gather_row_ and gather_column_
-  // Per contribution Kᵢ(a, b) to an entry: the global columns support_begin(i) + a and support_begin(i) + b of
-  // contact i's Jacobian block (ContactJacobian), in increasing contact order per entry.
-  std::vector<int> gather_row_, gather_column_;
+  // Each contact's support as runs of consecutive velocities: contact i's runs start at run_begin_[r] for r in
+  // [run_ptr_[i], run_ptr_[i + 1] − 1), the last entry being |S_i|.
+  std::vector<int> run_ptr_, run_begin_;
+  // Per (column j, contact i) in ContactJacobian's transposed order c: the slots in column j of the first rows of
+  // contact i's runs, run_slot_[slot_ptr_[c] + r].
+  std::vector<int> slot_ptr_, run_slot_;
   std::vector<double> bj_;  // Bᵢ Jcᵢ, laid out as the ContactJacobian's blocks (3 per column)
   std::vector<double> u_;   // per column a of contact i: uᵢ,a = Jtᵢ(:, a) · Bᵢ(1:2, 0), for the symmetric part
+
+  int num_runs(int i) const { return run_ptr_[i + 1] - run_ptr_[i] - 1; }
 };
 
 }  // namespace tamsi::kernels
