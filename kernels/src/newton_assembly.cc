@@ -154,7 +154,7 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
       for (int c = J.contacts_ptr(j); c < J.contacts_ptr(j + 1); ++c) {
         const int i = J.contact_of(c);
         const int first = J.support_begin(i);
-        const double* ja = jc + 3 * static_cast<size_t>(first);  // Jcᵢ(:, a) = ja[3a .. 3a + 2]
+        const double* ja = jc + 3 * static_cast<size_t>(first);                      // Jcᵢ(:, a) = ja[3a .. 3a + 2]
         const double* bj = bj_.data() + 3 * static_cast<size_t>(J.column_entry(c));  // (Bᵢ Jcᵢ)(:, b), column b = j
         const double bj0 = bj[0], bj1 = bj[1], bj2 = bj[2];
         const double jn_b = jc[3 * static_cast<size_t>(J.column_entry(c))];

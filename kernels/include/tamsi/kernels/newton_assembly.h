@@ -55,7 +55,7 @@ class NewtonMatrixPattern {
 
   std::vector<int> col_ptr_{0};
   std::vector<int> row_index_;
-  std::vector<int> m_source_;    // per entry of A: index into M's values, or −1
+  std::vector<int> m_source_;  // per entry of A: index into M's values, or −1
   // Each contact's support as runs of consecutive velocities: contact i's runs start at run_begin_[r] for r in
   // [run_ptr_[i], run_ptr_[i + 1] − 1), the last entry being |S_i|.
   std::vector<int> run_ptr_, run_begin_;
