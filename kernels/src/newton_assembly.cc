@@ -39,6 +39,25 @@ void CalcColumnRows(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M, 
   std::sort(rows->begin(), rows->end());
 }
 
+/// One run of consecutive rows a of a contact's column b, Kᵢ(a, b) = Jcᵢ(:, a) · (Bᵢ Jcᵢ)(:, b), added to a column's
+/// consecutive entries (and Kᵢ(a, b) − uᵢ,a Jnᵢ(b) to the symmetric part's, when it is asked for).
+struct ColumnRun {
+  const double* jn;  // Jcᵢ's rows over the run's columns a: Jnᵢ(a), Jtᵢ(0, a), Jtᵢ(1, a)
+  const double* jt0;
+  const double* jt1;
+  const double* u;  // uᵢ,a for the run's rows
+  double bj0, bj1, bj2, jn_b;
+
+  /// kLength > 0: the run's length at compile time (a body's six velocities); 0: `length`.
+  template <int kLength>
+  void Add(int length, double* __restrict out, double* __restrict symmetric_out) const {
+    const int n = kLength > 0 ? kLength : length;
+    for (int t = 0; t < n; ++t) out[t] += jn[t] * bj0 + jt0[t] * bj1 + jt1[t] * bj2;
+    if (symmetric_out == nullptr) return;
+    for (int t = 0; t < n; ++t) symmetric_out[t] += (jn[t] * bj0 + jt0[t] * bj1 + jt1[t] * bj2) - u[t] * jn_b;
+  }
+};
+
 }  // namespace
 
 NewtonMatrixPattern::NewtonMatrixPattern(const ThreadBudget& budget,
@@ -103,25 +122,44 @@ void NewtonMatrixPattern::CalcSources(const ThreadBudget& budget,
     run_begin_.push_back(m);
     run_ptr_[i + 1] = static_cast<int>(run_begin_.size());
   }
-  // Per (column j, contact i touching it), in ContactJacobian's transposed order: the slot in column j of the first
-  // row of each of contact i's runs.
-  const int entries = J.contacts_ptr(nv);
-  slot_ptr_.assign(entries + 1, 0);
-  for (int c = 0; c < entries; ++c) slot_ptr_[c + 1] = slot_ptr_[c] + num_runs(J.contact_of(c));
-  run_slot_.resize(slot_ptr_[entries]);
-  budget.For(nv, 512, [&](int begin, int end) {
-    for (int j = begin; j < end; ++j)
-      for (int c = J.contacts_ptr(j); c < J.contacts_ptr(j + 1); ++c) {
+  // Groups of consecutive columns touched by the same contacts with the same rows (a body's velocities): column
+  // j0 + w of a group is column j0's entries shifted by w columns, and entry column_entry(c) + w of each contact.
+  group_start_.assign(1, 0);
+  for (int j = 1; j < nv; ++j) {
+    const int length = col_ptr_[j + 1] - col_ptr_[j];
+    const bool same = J.SameContacts(j - 1, j) && length == col_ptr_[j] - col_ptr_[j - 1] &&
+                      std::equal(row_index_.begin() + col_ptr_[j - 1], row_index_.begin() + col_ptr_[j],
+                                 row_index_.begin() + col_ptr_[j]);
+    if (!same) group_start_.push_back(j);
+  }
+  if (nv > 0) group_start_.push_back(nv);
+  // Per (group's first column j0, contact i touching it), in ContactJacobian's transposed order: the slot in column
+  // j0 of the first row of each of contact i's runs.
+  const int groups = num_groups();
+  slot_ptr_.assign(groups + 1, 0);
+  for (int g = 0; g < groups; ++g) {
+    const int j0 = group_start_[g];
+    slot_ptr_[g + 1] = slot_ptr_[g];
+    for (int c = J.contacts_ptr(j0); c < J.contacts_ptr(j0 + 1); ++c) slot_ptr_[g + 1] += num_runs(J.contact_of(c));
+  }
+  run_slot_.resize(slot_ptr_[groups]);
+  budget.For(groups, 128, [&](int begin, int end) {
+    for (int g = begin; g < end; ++g) {
+      const int j0 = group_start_[g];
+      int* slot = run_slot_.data() + slot_ptr_[g];
+      for (int c = J.contacts_ptr(j0); c < J.contacts_ptr(j0 + 1); ++c) {
         const int i = J.contact_of(c);
         for (int r = 0; r < num_runs(i); ++r) {
           const int* run = run_begin_.data() + run_ptr_[i] + r;
-          const int p = position(J.support(i)[run[0]], j);
+          const int p = position(J.support(i)[run[0]], j0);
           TAMSI_DEBUG_ASSERT(std::equal(J.support(i) + run[0], J.support(i) + run[1], row_index_.begin() + p));
-          run_slot_[slot_ptr_[c] + r] = p;
+          *slot++ = p;
         }
       }
+    }
   });
   bj_.assign(3 * static_cast<size_t>(J.support_total()), 0.0);
+  jc_rows_.assign(3 * static_cast<size_t>(J.support_total()), 0.0);
   u_.assign(J.support_total(), 0.0);
 }
 
@@ -138,6 +176,8 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
       Eigen::Map<Eigen::Matrix<double, 3, Eigen::Dynamic>> BJ(bj_.data() + 3 * static_cast<size_t>(J.support_begin(i)),
                                                               3, m);
       for (int b = 0; b < m; ++b) BJ.col(b).noalias() = B * Jc.col(b);
+      Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, 3>>(
+          jc_rows_.data() + 3 * static_cast<size_t>(J.support_begin(i)), m, 3) = Jc.transpose();
       if (!symmetric) continue;
       // K̄ = K − u Jn, u = Jtᵀ B(1:2, 0): row a loses u_a Jn.
       const Eigen::Vector2d b_tn = B.block<2, 1>(1, 0);
@@ -146,32 +186,38 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
   });
   const double* m_values = M.valuePtr();
   const double* jc = J.block(0);
-  budget.For(size(), 64, [&](int begin, int end) {
-    for (int j = begin; j < end; ++j) {
+  budget.For(num_groups(), 16, [&](int begin, int end) {
+    for (int g = begin; g < end; ++g) {
       // Sum each entry's contributions where it is stored, contact by contact in increasing order, then add M.
-      std::fill(values + col_ptr_[j], values + col_ptr_[j + 1], 0.0);
-      if (symmetric) std::fill(symmetric_values + col_ptr_[j], symmetric_values + col_ptr_[j + 1], 0.0);
-      for (int c = J.contacts_ptr(j); c < J.contacts_ptr(j + 1); ++c) {
+      const int j0 = group_start_[g], width = group_start_[g + 1] - j0;
+      const int first_entry = col_ptr_[j0], length = col_ptr_[j0 + 1] - first_entry, last_entry = col_ptr_[j0 + width];
+      std::fill(values + first_entry, values + last_entry, 0.0);
+      if (symmetric) std::fill(symmetric_values + first_entry, symmetric_values + last_entry, 0.0);
+      const int* slot = run_slot_.data() + slot_ptr_[g];
+      for (int c = J.contacts_ptr(j0); c < J.contacts_ptr(j0 + 1); ++c) {
         const int i = J.contact_of(c);
-        const int first = J.support_begin(i);
-        const double* ja = jc + 3 * static_cast<size_t>(first);                      // Jcᵢ(:, a) = ja[3a .. 3a + 2]
-        const double* bj = bj_.data() + 3 * static_cast<size_t>(J.column_entry(c));  // (Bᵢ Jcᵢ)(:, b), column b = j
-        const double bj0 = bj[0], bj1 = bj[1], bj2 = bj[2];
-        const double jn_b = jc[3 * static_cast<size_t>(J.column_entry(c))];
-        const double* u = u_.data() + first;
+        const int first = J.support_begin(i), m = J.support_size(i);
+        const double* rows = jc_rows_.data() + 3 * static_cast<size_t>(first);  // Jcᵢ's rows, m entries each
         const int* run = run_begin_.data() + run_ptr_[i];
-        const int* slot = run_slot_.data() + slot_ptr_[c];
-        for (int r = 0; r < num_runs(i); ++r) {
-          const int a0 = run[r], length = run[r + 1] - a0;
-          for (int t = 0; t < length; ++t) {
-            const int a = a0 + t;
-            const double K = ja[3 * a] * bj0 + ja[3 * a + 1] * bj1 + ja[3 * a + 2] * bj2;  // Kᵢ(a, b)
-            values[slot[r] + t] += K;
-            if (symmetric) symmetric_values[slot[r] + t] += K - u[a] * jn_b;
+        const int runs = num_runs(i);
+        for (int w = 0; w < width; ++w) {
+          const size_t b = J.column_entry(c) + w;  // column j0 + w is entry b of contact i's columns
+          const double* bj = bj_.data() + 3 * b;   // (Bᵢ Jcᵢ)(:, b)
+          for (int r = 0; r < runs; ++r) {
+            const int a0 = run[r], run_length = run[r + 1] - a0;
+            const ColumnRun column{rows + a0, rows + m + a0, rows + 2 * m + a0, u_.data() + first + a0, bj[0],
+                                   bj[1],     bj[2],         jc[3 * b]};
+            double* out = values + slot[r] + w * length;
+            double* symmetric_out = symmetric ? symmetric_values + slot[r] + w * length : nullptr;
+            if (run_length == 6)
+              column.Add<6>(6, out, symmetric_out);
+            else
+              column.Add<0>(run_length, out, symmetric_out);
           }
         }
+        slot += runs;
       }
-      for (int e = col_ptr_[j]; e < col_ptr_[j + 1]; ++e) {
+      for (int e = first_entry; e < last_entry; ++e) {
         const double m_value = m_source_[e] >= 0 ? m_values[m_source_[e]] : 0.0;
         values[e] = m_value + h * values[e];
         if (symmetric) symmetric_values[e] = m_value + h * symmetric_values[e];
