@@ -3,6 +3,7 @@
 #include <tamsi/kernels/parallel.h>
 
 #include <algorithm>
+#include <utility>
 
 namespace tamsi::kernels {
 
@@ -42,19 +43,34 @@ void CalcColumnRows(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M, 
 /// One run of consecutive rows a of a contact's column b, Kᵢ(a, b) = Jcᵢ(:, a) · (Bᵢ Jcᵢ)(:, b), added to a column's
 /// consecutive entries (and Kᵢ(a, b) − uᵢ,a Jnᵢ(b) to the symmetric part's, when it is asked for).
 struct ColumnRun {
-  const double* jn;  // Jcᵢ's rows over the run's columns a: Jnᵢ(a), Jtᵢ(0, a), Jtᵢ(1, a)
-  const double* jt0;
-  const double* jt1;
-  const double* u;  // uᵢ,a for the run's rows
+  const double* ja;  // Jcᵢ(:, a) = ja[3t .. 3t + 2] for the run's t-th row a
+  const double* u;   // uᵢ,a for the run's rows
   double bj0, bj1, bj2, jn_b;
 
-  /// kLength > 0: the run's length at compile time (a body's six velocities); 0: `length`.
+  /// Adds the run's `length` entries, the loops unrolled for lengths up to kMaxFixedLength (a body's six velocities,
+  /// the short runs of articulated chains).
+  void Add(int length, double* out, double* symmetric_out) const {
+    AddFixed(length, out, symmetric_out, std::make_integer_sequence<int, kMaxFixedLength + 1>{});
+  }
+
+ private:
+  static constexpr int kMaxFixedLength = 8;
+
+  template <int... kLengths>
+  void AddFixed(int length, double* out, double* symmetric_out, std::integer_sequence<int, kLengths...>) const {
+    const bool fixed =
+        ((kLengths > 0 && length == kLengths && (AddRun<kLengths>(length, out, symmetric_out), true)) || ...);
+    if (!fixed) AddRun<0>(length, out, symmetric_out);
+  }
+
+  /// kLength > 0: the run's length at compile time; 0: `length`.
   template <int kLength>
-  void Add(int length, double* __restrict out, double* __restrict symmetric_out) const {
+  void AddRun(int length, double* __restrict out, double* __restrict symmetric_out) const {
     const int n = kLength > 0 ? kLength : length;
-    for (int t = 0; t < n; ++t) out[t] += jn[t] * bj0 + jt0[t] * bj1 + jt1[t] * bj2;
+    for (int t = 0; t < n; ++t) out[t] += ja[3 * t] * bj0 + ja[3 * t + 1] * bj1 + ja[3 * t + 2] * bj2;
     if (symmetric_out == nullptr) return;
-    for (int t = 0; t < n; ++t) symmetric_out[t] += (jn[t] * bj0 + jt0[t] * bj1 + jt1[t] * bj2) - u[t] * jn_b;
+    for (int t = 0; t < n; ++t)
+      symmetric_out[t] += (ja[3 * t] * bj0 + ja[3 * t + 1] * bj1 + ja[3 * t + 2] * bj2) - u[t] * jn_b;
   }
 };
 
@@ -159,7 +175,6 @@ void NewtonMatrixPattern::CalcSources(const ThreadBudget& budget,
     }
   });
   bj_.assign(3 * static_cast<size_t>(J.support_total()), 0.0);
-  jc_rows_.assign(3 * static_cast<size_t>(J.support_total()), 0.0);
   u_.assign(J.support_total(), 0.0);
 }
 
@@ -176,8 +191,6 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
       Eigen::Map<Eigen::Matrix<double, 3, Eigen::Dynamic>> BJ(bj_.data() + 3 * static_cast<size_t>(J.support_begin(i)),
                                                               3, m);
       for (int b = 0; b < m; ++b) BJ.col(b).noalias() = B * Jc.col(b);
-      Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, 3>>(
-          jc_rows_.data() + 3 * static_cast<size_t>(J.support_begin(i)), m, 3) = Jc.transpose();
       if (!symmetric) continue;
       // K̄ = K − u Jn, u = Jtᵀ B(1:2, 0): row a loses u_a Jn.
       const Eigen::Vector2d b_tn = B.block<2, 1>(1, 0);
@@ -191,13 +204,14 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
       // Sum each entry's contributions where it is stored, contact by contact in increasing order, then add M.
       const int j0 = group_start_[g], width = group_start_[g + 1] - j0;
       const int first_entry = col_ptr_[j0], length = col_ptr_[j0 + 1] - first_entry, last_entry = col_ptr_[j0 + width];
-      std::fill(values + first_entry, values + last_entry, 0.0);
-      if (symmetric) std::fill(symmetric_values + first_entry, symmetric_values + last_entry, 0.0);
+      for (int e = first_entry; e < last_entry; ++e) {
+        values[e] = 0.0;
+        if (symmetric) symmetric_values[e] = 0.0;
+      }
       const int* slot = run_slot_.data() + slot_ptr_[g];
       for (int c = J.contacts_ptr(j0); c < J.contacts_ptr(j0 + 1); ++c) {
         const int i = J.contact_of(c);
-        const int first = J.support_begin(i), m = J.support_size(i);
-        const double* rows = jc_rows_.data() + 3 * static_cast<size_t>(first);  // Jcᵢ's rows, m entries each
+        const int first = J.support_begin(i);
         const int* run = run_begin_.data() + run_ptr_[i];
         const int runs = num_runs(i);
         for (int w = 0; w < width; ++w) {
@@ -205,14 +219,11 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
           const double* bj = bj_.data() + 3 * b;   // (Bᵢ Jcᵢ)(:, b)
           for (int r = 0; r < runs; ++r) {
             const int a0 = run[r], run_length = run[r + 1] - a0;
-            const ColumnRun column{rows + a0, rows + m + a0, rows + 2 * m + a0, u_.data() + first + a0, bj[0],
-                                   bj[1],     bj[2],         jc[3 * b]};
+            const ColumnRun column{
+                jc + 3 * static_cast<size_t>(first + a0), u_.data() + first + a0, bj[0], bj[1], bj[2], jc[3 * b]};
             double* out = values + slot[r] + w * length;
             double* symmetric_out = symmetric ? symmetric_values + slot[r] + w * length : nullptr;
-            if (run_length == 6)
-              column.Add<6>(6, out, symmetric_out);
-            else
-              column.Add<0>(run_length, out, symmetric_out);
+            column.Add(run_length, out, symmetric_out);
           }
         }
         slot += runs;
