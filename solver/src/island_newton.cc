@@ -98,16 +98,15 @@ void IslandNewton::GatherSystem(const IslandIterationData& data) {
   const int* dofs = P.velocities.data() + P.velocity_ptr[k_];
   const int* entries = P.value_source.data() + P.entry_ptr[k_];
   const int num_entries = P.entry_ptr[k_ + 1] - P.entry_ptr[k_];
-  const bool symmetric = UsesSymmetricPreconditioner(data);
-  values_.resize(num_entries);
-  if (symmetric) symmetric_values_.resize(num_entries);
-  data.budget.For(num_entries, 1 << 14, [&](int begin, int end) {
-    for (int e = begin; e < end; ++e) values_[e] = data.system.values()[entries[e]];
-    if (symmetric)
+  if (UsesSymmetricPreconditioner(data)) {
+    symmetric_values_.resize(num_entries);
+    data.budget.For(num_entries, 1 << 14, [&](int begin, int end) {
       for (int e = begin; e < end; ++e) symmetric_values_[e] = data.symmetric_values[entries[e]];
-  });
-  matrix_ =
-      CscView{n, P.local_col_ptr.data() + P.column_ptr[k_], P.local_row_index.data() + P.entry_ptr[k_], values_.data()};
+    });
+  }
+  // The pattern only: GMRES reads the island's entries of the whole system's values in place, and the factorizations
+  // of the matrix itself gather them first (GatherValues).
+  matrix_ = CscView{n, P.local_col_ptr.data() + P.column_ptr[k_], P.local_row_index.data() + P.entry_ptr[k_], nullptr};
   rhs_.resize(n);
   for (int a = 0; a < n; ++a) rhs_[a] = -data.system.residual()[dofs[a]];
 }
@@ -119,7 +118,7 @@ bool IslandNewton::CalcSearchDirection(const IslandIterationData& data) {
   if (o.newton_solve == NewtonSolve::kReuseFactorization && factorized_ && !refactor_)
     solved = SolveWithKeptFactorization(data);
   record_.counters.krylov_solves = solved;
-  return solved || SolveExactly();
+  return solved || SolveExactly(data);
 }
 
 // This iteration's symmetric preconditioner of M + h(W_nn + W_tt), then GMRES on the full matrix. False when that part
@@ -173,14 +172,26 @@ bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
   return factored;
 }
 
+void IslandNewton::GatherValues(const IslandIterationData& data) {
+  const IslandPartition& P = data.partition;
+  const int* entries = P.value_source.data() + P.entry_ptr[k_];
+  const int num_entries = P.entry_ptr[k_ + 1] - P.entry_ptr[k_];
+  values_.resize(num_entries);
+  data.budget.For(num_entries, 1 << 14, [&](int begin, int end) {
+    for (int e = begin; e < end; ++e) values_[e] = data.system.values()[entries[e]];
+  });
+  matrix_.values = values_.data();
+}
+
 bool IslandNewton::SolveWithGmres(const IslandIterationData& data, const Preconditioner& precondition, double tolerance,
                                   int max_iterations) {
   const Clock::time_point t = Clock::now();
-  if (!gmres_analyzed_) gmres_.Analyze(matrix_);
+  const IslandPartition& P = data.partition;
+  if (!gmres_analyzed_) gmres_.Analyze(matrix_, P.value_source.data() + P.entry_ptr[k_]);
   gmres_analyzed_ = true;
   int iterations = 0;
-  const bool solved =
-      gmres_.Solve(data.budget, matrix_, precondition, max_iterations, tolerance, rhs_, &dv_, &iterations);
+  const bool solved = gmres_.Solve(data.budget, data.system.values().data(), precondition, max_iterations, tolerance,
+                                   rhs_, &dv_, &iterations);
   record_.counters.krylov_iterations = iterations;
   record_.counters.time_solve += Seconds(t);
   return solved;
@@ -198,8 +209,9 @@ bool IslandNewton::SolveWithKeptFactorization(const IslandIterationData& data) {
   return solved;
 }
 
-bool IslandNewton::SolveExactly() {
+bool IslandNewton::SolveExactly(const IslandIterationData& data) {
   Clock::time_point t = Clock::now();
+  GatherValues(data);
   if (!analyzed_) {
     if (!linear_solver_->Analyze(matrix_, &message_)) return Fail(Status::kLinearSolverFailed);
     analyzed_ = true;

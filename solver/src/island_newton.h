@@ -91,8 +91,11 @@ class IslandNewton {
  private:
   /// Options::newton_solve is kSymmetricPreconditioner (two-way) and the island is not solved densely.
   bool UsesSymmetricPreconditioner(const IslandIterationData& data) const;
-  /// The island's block of the Newton matrix (and of its symmetric part), and the right-hand side −r.
+  /// The island's block of the Newton matrix: its pattern (matrix_, without values), the symmetric part's values
+  /// where they are factored, and the right-hand side −r.
   void GatherSystem(const IslandIterationData& data);
+  /// The values of the island's block of the Newton matrix into values_, for the factorizations of that matrix.
+  void GatherValues(const IslandIterationData& data);
   /// Δv from the island's Newton system: GMRES where Options::newton_solve asks for it, else (or when GMRES falls
   /// short) an exact factorization. False, with status_ set, when the linear solve fails.
   bool CalcSearchDirection(const IslandIterationData& data);
@@ -104,7 +107,7 @@ class IslandNewton {
   bool SolveWithGmres(const IslandIterationData& data, const Preconditioner& precondition, double tolerance,
                       int max_iterations);
   bool SolveWithKeptFactorization(const IslandIterationData& data);
-  bool SolveExactly();
+  bool SolveExactly(const IslandIterationData& data);
   /// Δvn, Δvt of the island's contacts from Δv, and the residuals max ‖Δvt,i‖, max |Δvn,i|.
   void CalcContactVelocityChanges(const IslandIterationData& data);
   /// α by Options::line_search (TALS, the exact line search with TALS beside it, or 1); in the primal–dual phase the
@@ -132,7 +135,8 @@ class IslandNewton {
   int non_descent_{0};       // primal–dual directions that were not descent directions (TALS fallbacks)
   Status status_{Status::kMaxIterationsReached};
   std::string message_;
-  // The island's view of the Newton system (local indices), and its part of the direction.
+  // The island's view of the Newton system (local indices; values_ gathered only for the factorizations of the matrix
+  // itself), and its part of the direction.
   CscView matrix_;
   Eigen::VectorXd values_, symmetric_values_, rhs_, dv_;
   IslandIterationRecord record_;

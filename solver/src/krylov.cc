@@ -18,7 +18,8 @@ Eigen::Index ChunkRows(Eigen::Index n, int c) { return std::min<Eigen::Index>(kC
 
 }  // namespace
 
-void Gmres::Analyze(const CscView& A) {
+void Gmres::Analyze(const CscView& A, const int* value_index) {
+  n_ = A.n;
   groups_.clear();
   runs_.clear();
   source_.clear();
@@ -37,7 +38,8 @@ void Gmres::Analyze(const CscView& A) {
         const int j = A.row_index[p + c];
         for (int a = 0; a < rows; ++a) {
           TAMSI_DEBUG_ASSERT(A.row_index[next[j]] == first + a);  // the pattern is symmetric
-          source_.push_back(next[j]++);
+          const int p = next[j]++;
+          source_.push_back(value_index != nullptr ? value_index[p] : p);
         }
       }
       p += columns;
@@ -49,9 +51,8 @@ void Gmres::Analyze(const CscView& A) {
   block_values_.resize(source_.size());
 }
 
-void Gmres::Multiply(const kernels::ThreadBudget& budget, const CscView& A, const Eigen::VectorXd& x,
-                     Eigen::VectorXd* y) {
-  y->resize(A.n);
+void Gmres::Multiply(const kernels::ThreadBudget& budget, const Eigen::VectorXd& x, Eigen::VectorXd* y) {
+  y->resize(n_);
   // Each row group's rows summed in registers, run by run and column by column: each entry of x is loaded once per
   // group rather than once per row, and there is one index per run rather than per entry. Every row sums its entries
   // in column order, whatever the partition.
@@ -133,9 +134,9 @@ double Gmres::Norm(const kernels::ThreadBudget& budget, const Eigen::VectorXd& x
   return std::sqrt(sum);
 }
 
-bool Gmres::Solve(const kernels::ThreadBudget& budget, const CscView& A, const Preconditioner& precondition,
+bool Gmres::Solve(const kernels::ThreadBudget& budget, const double* values, const Preconditioner& precondition,
                   int max_iterations, double tolerance, const Eigen::VectorXd& b, Eigen::VectorXd* x, int* iterations) {
-  const int n = A.n;
+  const int n = n_;
   const int m = max_iterations;
   basis_.resize(n, m + 1);
   preconditioned_.resize(n, m);
@@ -150,7 +151,7 @@ bool Gmres::Solve(const kernels::ThreadBudget& budget, const CscView& A, const P
   *iterations = 0;
   // A's values by row groups (one gather per solve), so that every product below streams through memory.
   budget.For(static_cast<int>(block_values_.size()), kChunk, [&](int begin, int end) {
-    for (int e = begin; e < end; ++e) block_values_[e] = A.values[source_[e]];
+    for (int e = begin; e < end; ++e) block_values_[e] = values[source_[e]];
   });
   const double beta = Norm(budget, b);
   if (!(beta > 0.0)) return std::isfinite(beta);
@@ -163,7 +164,7 @@ bool Gmres::Solve(const kernels::ThreadBudget& budget, const CscView& A, const P
     v_ = basis_.col(k);
     if (!precondition(v_, &z_)) return false;
     preconditioned_.col(k) = z_;
-    Multiply(budget, A, z_, &w_);
+    Multiply(budget, z_, &w_);
     const double norm = Orthogonalize(budget, k + 1, &h_);
     hessenberg_.col(k).head(k + 1) = h_.head(k + 1);
     hessenberg_(k + 1, k) = norm;

@@ -25,15 +25,19 @@ class Gmres {
   /// The block rows of A's pattern (compressed columns, symmetric pattern, sorted rows), so that y = A x runs by
   /// blocks of rows: runs of consecutive rows with one pattern (a free body's 6 velocities; at most kMaxGroupRows),
   /// each row's pattern cut into runs of consecutive columns, and each run's dense block stored contiguously, with the
-  /// place in A's values of each of its entries. Kept while the pattern holds.
-  void Analyze(const CscView& A);
+  /// place of each of its entries in the values Solve reads. Kept while the pattern holds. `value_index` (A's nnz
+  /// entries, or nullptr): where entry p of A lies in those values, when A is a block of a larger matrix stored
+  /// elsewhere (an island's block of the whole system's Newton matrix, read in place); nullptr: at p. A.values is
+  /// not read.
+  void Analyze(const CscView& A, const int* value_index = nullptr);
   /// True when the true residual ‖b − A x‖ ≤ tolerance ‖b‖ was met within `max_iterations` (right preconditioning
-  /// makes the monitored residual the true one). `iterations`: products with A done (≥ 1 unless b = 0).
-  bool Solve(const kernels::ThreadBudget& budget, const CscView& A, const Preconditioner& precondition,
+  /// makes the monitored residual the true one). `values`: the array the analysis's entries point into (A's values,
+  /// or the larger matrix's). `iterations`: products with A done (≥ 1 unless b = 0).
+  bool Solve(const kernels::ThreadBudget& budget, const double* values, const Preconditioner& precondition,
              int max_iterations, double tolerance, const Eigen::VectorXd& b, Eigen::VectorXd* x, int* iterations);
 
  private:
-  void Multiply(const kernels::ThreadBudget& budget, const CscView& A, const Eigen::VectorXd& x, Eigen::VectorXd* y);
+  void Multiply(const kernels::ThreadBudget& budget, const Eigen::VectorXd& x, Eigen::VectorXd* y);
   /// w orthogonalized twice against V, the first k basis vectors (CGS2): h[0, k) = h1 + h2 with h1 = Vᵀ w,
   /// w ← w − V h1, h2 = Vᵀ w, w ← w − V h2, in three passes over V (each update fused with the next reduction over
   /// the same rows). Returns ‖w‖. h has at least k entries.
@@ -52,7 +56,8 @@ class Gmres {
   static constexpr int kMaxGroupRows = 8;
   std::vector<RowGroup> groups_;
   std::vector<ColumnRun> runs_;
-  std::vector<int> source_;           // block_values_[e] = A.values[source_[e]]
+  int n_{0};                          // A's order
+  std::vector<int> source_;           // block_values_[e] = values[source_[e]], `values` as Solve reads them
   std::vector<double> block_values_;  // A's values by row groups and column runs (one gather per solve)
   Eigen::MatrixXd basis_;             // n × (m + 1): the orthonormal Krylov vectors
   Eigen::MatrixXd preconditioned_;  // n × m: P⁻¹ applied to each, so that x = P⁻¹ V y needs no further application

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/SparseCore>
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -65,7 +66,7 @@ Eigen::VectorXd Solve(const Sparse& A, const Eigen::VectorXd& b, int threads, in
     return true;
   };
   Eigen::VectorXd x;
-  EXPECT_TRUE(gmres.Solve(kernels::ThreadBudget(threads), View(A), identity, 100, 1e-10, b, &x, iterations));
+  EXPECT_TRUE(gmres.Solve(kernels::ThreadBudget(threads), View(A).values, identity, 100, 1e-10, b, &x, iterations));
   return x;
 }
 
@@ -92,6 +93,40 @@ TEST(Gmres, BitwiseIdenticalForAnyThreadCount) {
     EXPECT_EQ(iterations, iterations_1);
     for (Eigen::Index i = 0; i < x.size(); ++i) ASSERT_EQ(x[i], x1[i]) << "threads " << threads << ", row " << i;
   }
+}
+
+// An island's block read in place from the whole system's values (Analyze's value_index): the same iterates as from
+// a copy of its values.
+TEST(Gmres, ReadsABlockInPlaceThroughItsValueIndex) {
+  const Sparse A = MixedMatrix(50, 4);
+  const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(A.rows(), -1.0, 1.0);
+  int copied_iterations = 0;
+  const Eigen::VectorXd copied = Solve(A, b, 1, &copied_iterations);
+  // A's values scattered into an array three times as long, the rest of it NaN.
+  const int nnz = static_cast<int>(A.nonZeros());
+  std::vector<int> index(nnz);
+  std::vector<double> whole(3 * static_cast<size_t>(nnz), std::nan(""));
+  std::mt19937 rng(5);
+  std::vector<int> slots(whole.size());
+  for (size_t k = 0; k < slots.size(); ++k) slots[k] = static_cast<int>(k);
+  std::shuffle(slots.begin(), slots.end(), rng);
+  for (int p = 0; p < nnz; ++p) {
+    index[p] = slots[p];
+    whole[index[p]] = A.valuePtr()[p];
+  }
+  CscView pattern = View(A);
+  pattern.values = nullptr;  // not read by the analysis
+  Gmres gmres;
+  gmres.Analyze(pattern, index.data());
+  const Preconditioner identity = [](const Eigen::VectorXd& r, Eigen::VectorXd* z) {
+    *z = r;
+    return true;
+  };
+  Eigen::VectorXd x;
+  int iterations = 0;
+  EXPECT_TRUE(gmres.Solve(kernels::ThreadBudget(2), whole.data(), identity, 100, 1e-10, b, &x, &iterations));
+  EXPECT_EQ(iterations, copied_iterations);
+  for (Eigen::Index i = 0; i < x.size(); ++i) ASSERT_EQ(x[i], copied[i]) << "row " << i;
 }
 
 }  // namespace
