@@ -85,7 +85,7 @@ class BlockCholesky final : public LinearSolver {
     std::fill(values_.begin(), values_.end(), 0.0);
     column_cursor_ = target_cursor_ = 0;
     for (int p = 0; p < A.col_ptr[n_]; ++p)
-      if (slot_[p] >= 0) values_[slot_[p]] = A.values[p];
+      if (slot_[p] >= 0) values_[slot_[p]] = A.values[A.slot(p)];
     for (int s = 0; s < num_supernodes_; ++s) {
       Panel L = PanelOf(s);
       const int w = width(s);

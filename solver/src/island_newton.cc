@@ -96,17 +96,14 @@ void IslandNewton::GatherSystem(const IslandIterationData& data) {
   const IslandPartition& P = data.partition;
   const int n = P.num_velocities(k_);
   const int* dofs = P.velocities.data() + P.velocity_ptr[k_];
+  const int* col_ptr = P.local_col_ptr.data() + P.column_ptr[k_];
+  const int* row_index = P.local_row_index.data() + P.entry_ptr[k_];
   const int* entries = P.value_source.data() + P.entry_ptr[k_];
-  const int num_entries = P.entry_ptr[k_ + 1] - P.entry_ptr[k_];
-  if (UsesSymmetricPreconditioner(data)) {
-    symmetric_values_.resize(num_entries);
-    data.budget.For(num_entries, 1 << 14, [&](int begin, int end) {
-      for (int e = begin; e < end; ++e) symmetric_values_[e] = data.symmetric_values[entries[e]];
-    });
-  }
-  // The pattern only: GMRES reads the island's entries of the whole system's values in place, and the factorizations
-  // of the matrix itself gather them first (GatherValues).
-  matrix_ = CscView{n, P.local_col_ptr.data() + P.column_ptr[k_], P.local_row_index.data() + P.entry_ptr[k_], nullptr};
+  // GMRES, the block Cholesky and Schwarz read the island's entries of the whole system's values in place; the
+  // backends that factor the matrix itself read a gathered copy (GatherValues).
+  matrix_ = CscView{n, col_ptr, row_index, nullptr};
+  system_block_ = CscView{n, col_ptr, row_index, data.system.values().data(), entries};
+  symmetric_block_ = CscView{n, col_ptr, row_index, data.symmetric_values.data(), entries};
   rhs_.resize(n);
   for (int a = 0; a < n; ++a) rhs_[a] = -data.system.residual()[dofs[a]];
 }
@@ -138,7 +135,7 @@ bool IslandNewton::SolveWithSymmetricPreconditioner(const IslandIterationData& d
 
 bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
   Clock::time_point t = Clock::now();
-  const CscView S{matrix_.n, matrix_.col_ptr, matrix_.row_index, symmetric_values_.data()};
+  const CscView& S = symmetric_block_;
   if (!symmetric_analyzed_) {
     if (schwarz_) {
       // The island's bodies, numbered from 0 in the order of their first velocity.
@@ -186,12 +183,11 @@ void IslandNewton::GatherValues(const IslandIterationData& data) {
 bool IslandNewton::SolveWithGmres(const IslandIterationData& data, const Preconditioner& precondition, double tolerance,
                                   int max_iterations) {
   const Clock::time_point t = Clock::now();
-  const IslandPartition& P = data.partition;
-  if (!gmres_analyzed_) gmres_.Analyze(matrix_, P.value_source.data() + P.entry_ptr[k_]);
+  if (!gmres_analyzed_) gmres_.Analyze(system_block_);
   gmres_analyzed_ = true;
   int iterations = 0;
-  const bool solved = gmres_.Solve(data.budget, data.system.values().data(), precondition, max_iterations, tolerance,
-                                   rhs_, &dv_, &iterations);
+  const bool solved =
+      gmres_.Solve(data.budget, system_block_.values, precondition, max_iterations, tolerance, rhs_, &dv_, &iterations);
   record_.counters.krylov_iterations = iterations;
   record_.counters.time_solve += Seconds(t);
   return solved;

@@ -18,7 +18,7 @@ Eigen::Index ChunkRows(Eigen::Index n, int c) { return std::min<Eigen::Index>(kC
 
 }  // namespace
 
-void Gmres::Analyze(const CscView& A, const int* value_index) {
+void Gmres::Analyze(const CscView& A) {
   n_ = A.n;
   groups_.clear();
   runs_.clear();
@@ -38,8 +38,7 @@ void Gmres::Analyze(const CscView& A, const int* value_index) {
         const int j = A.row_index[p + c];
         for (int a = 0; a < rows; ++a) {
           TAMSI_DEBUG_ASSERT(A.row_index[next[j]] == first + a);  // the pattern is symmetric
-          const int p = next[j]++;
-          source_.push_back(value_index != nullptr ? value_index[p] : p);
+          source_.push_back(A.slot(next[j]++));
         }
       }
       p += columns;

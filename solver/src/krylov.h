@@ -25,13 +25,11 @@ class Gmres {
   /// The block rows of A's pattern (compressed columns, symmetric pattern, sorted rows), so that y = A x runs by
   /// blocks of rows: runs of consecutive rows with one pattern (a free body's 6 velocities; at most kMaxGroupRows),
   /// each row's pattern cut into runs of consecutive columns, and each run's dense block stored contiguously, with the
-  /// place of each of its entries in the values Solve reads. Kept while the pattern holds. `value_index` (A's nnz
-  /// entries, or nullptr): where entry p of A lies in those values, when A is a block of a larger matrix stored
-  /// elsewhere (an island's block of the whole system's Newton matrix, read in place); nullptr: at p. A.values is
-  /// not read.
-  void Analyze(const CscView& A, const int* value_index = nullptr);
+  /// place of each of its entries in the values Solve reads (A.slot(p): A's own, or a larger matrix's through
+  /// A.value_index). Kept while the pattern holds. A.values is not read.
+  void Analyze(const CscView& A);
   /// True when the true residual ‖b − A x‖ ≤ tolerance ‖b‖ was met within `max_iterations` (right preconditioning
-  /// makes the monitored residual the true one). `values`: the array the analysis's entries point into (A's values,
+  /// makes the monitored residual the true one). `values`: the array the analysis's slots point into (A's values,
   /// or the larger matrix's). `iterations`: products with A done (≥ 1 unless b = 0).
   bool Solve(const kernels::ThreadBudget& budget, const double* values, const Preconditioner& precondition,
              int max_iterations, double tolerance, const Eigen::VectorXd& b, Eigen::VectorXd* x, int* iterations);

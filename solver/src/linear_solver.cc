@@ -36,6 +36,7 @@ class UmfpackSolver final : public LinearSolver {
   }
 
   bool Factor(const CscView& A, std::string* message) override {
+    TAMSI_DEBUG_ASSERT(A.value_index == nullptr);
     if (numeric_) umfpack_di_free_numeric(&numeric_);
     col_ptr_ = A.col_ptr;
     row_index_ = A.row_index;
@@ -92,6 +93,7 @@ class KluSolver final : public LinearSolver {
   }
 
   bool Factor(const CscView& A, std::string* message) override {
+    TAMSI_DEBUG_ASSERT(A.value_index == nullptr);
     int* p = const_cast<int*>(A.col_ptr);
     int* i = const_cast<int*>(A.row_index);
     double* x = const_cast<double*>(A.values);
@@ -201,6 +203,7 @@ class CholmodSolver final : public LinearSolver {
   }
 
   bool Factor(const CscView& A, std::string* message) override {
+    TAMSI_DEBUG_ASSERT(A.value_index == nullptr);
     for (size_t k = 0; k < lower_values_.size(); ++k) lower_values_[k] = A.values[lower_source_[k]];
     cholmod_sparse lower = LowerView(A.n);
     const ScopedOmpThreads threads(num_threads_);
@@ -317,6 +320,7 @@ class DenseSolver final : public LinearSolver {
   bool Analyze(const CscView&, std::string*) override { return true; }
 
   bool Factor(const CscView& A, std::string* message) override {
+    TAMSI_DEBUG_ASSERT(A.value_index == nullptr);
     dense_.setZero(A.n, A.n);
     for (int j = 0; j < A.n; ++j)
       for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k) dense_(A.row_index[k], j) = A.values[k];

@@ -13,12 +13,18 @@
 
 namespace tamsi::internal {
 
-/// A square n × n matrix in compressed-column form (both triangles stored), borrowed from the caller.
+/// A square n × n matrix in compressed-column form (both triangles stored), borrowed from the caller. Entry p's value
+/// is values[slot(p)]: values[p], or values[value_index[p]] for a block of a larger matrix read in place (an island's
+/// block of the whole system's Newton matrix). Only the block Cholesky, Schwarz and GMRES read value_index; the
+/// SuiteSparse and dense backends require it null.
 struct CscView {
   int n{0};
   const int* col_ptr{nullptr};
   const int* row_index{nullptr};
   const double* values{nullptr};
+  const int* value_index{nullptr};
+
+  int slot(int p) const { return value_index != nullptr ? value_index[p] : p; }
 };
 
 /// True when columns a and b of `A` have the same rows (consecutive columns of one pattern: a body's velocities).

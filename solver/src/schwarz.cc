@@ -27,7 +27,7 @@ bool SchwarzPreconditioner::Analyze(const kernels::ThreadBudget& budget, const C
           if (i < 0) continue;
           if (i == j - first) b.diagonal.push_back(static_cast<int>(b.row_index.size()));
           b.row_index.push_back(i);
-          b.source.push_back(p);
+          b.source.push_back(A.slot(p));
         }
         b.col_ptr.push_back(static_cast<int>(b.row_index.size()));
       }

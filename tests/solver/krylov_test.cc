@@ -95,7 +95,7 @@ TEST(Gmres, BitwiseIdenticalForAnyThreadCount) {
   }
 }
 
-// An island's block read in place from the whole system's values (Analyze's value_index): the same iterates as from
+// An island's block read in place from the whole system's values (CscView::value_index): the same iterates as from
 // a copy of its values.
 TEST(Gmres, ReadsABlockInPlaceThroughItsValueIndex) {
   const Sparse A = MixedMatrix(50, 4);
@@ -116,8 +116,9 @@ TEST(Gmres, ReadsABlockInPlaceThroughItsValueIndex) {
   }
   CscView pattern = View(A);
   pattern.values = nullptr;  // not read by the analysis
+  pattern.value_index = index.data();
   Gmres gmres;
-  gmres.Analyze(pattern, index.data());
+  gmres.Analyze(pattern);
   const Preconditioner identity = [](const Eigen::VectorXd& r, Eigen::VectorXd* z) {
     *z = r;
     return true;
