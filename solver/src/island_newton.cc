@@ -66,7 +66,7 @@ void IslandNewton::Iterate(const IslandIterationData& data) {
   record_ = IslandIterationRecord{};
   record_.counters.newton_systems = 1;
   ++phase_iterations_;
-  GatherSystem(data);
+  CalcIslandSystem(data);
   if (!CalcSearchDirection(data)) return;
   if (!dv_.allFinite()) {
     Fail(Status::kNonFiniteValues);
@@ -92,7 +92,7 @@ bool IslandNewton::UsesSymmetricPreconditioner(const IslandIterationData& data) 
   return data.symmetric_values.size() > 0 && type_ != LinearSolverType::kDense;
 }
 
-void IslandNewton::GatherSystem(const IslandIterationData& data) {
+void IslandNewton::CalcIslandSystem(const IslandIterationData& data) {
   const IslandPartition& P = data.partition;
   const int n = P.num_velocities(k_);
   const int* dofs = P.velocities.data() + P.velocity_ptr[k_];

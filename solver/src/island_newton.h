@@ -75,7 +75,7 @@ class IslandNewton {
   bool UpdatePhase(const Options& options);
   /// How the island's sliding contacts' blocks are formed in its current phase.
   kernels::SlidingBlock sliding_block() const;
-  /// One Newton iteration: gather the island's system, solve for Δv, contact velocity changes, step length,
+  /// One Newton iteration: the island's system (views of the whole system's), solve for Δv, contact velocity changes, step length,
   /// v ← v + αΔv, convergence test.
   void Iterate(const IslandIterationData& data);
 
@@ -93,7 +93,7 @@ class IslandNewton {
   bool UsesSymmetricPreconditioner(const IslandIterationData& data) const;
   /// The island's block of the Newton matrix and of its symmetric part as views of the whole system's values, its
   /// pattern (matrix_, without values until GatherValues), and the right-hand side −r.
-  void GatherSystem(const IslandIterationData& data);
+  void CalcIslandSystem(const IslandIterationData& data);
   /// The values of the island's block of the Newton matrix into values_, for the factorizations of that matrix.
   void GatherValues(const IslandIterationData& data);
   /// Δv from the island's Newton system: GMRES where Options::newton_solve asks for it, else (or when GMRES falls
