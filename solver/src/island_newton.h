@@ -75,8 +75,8 @@ class IslandNewton {
   bool UpdatePhase(const Options& options);
   /// How the island's sliding contacts' blocks are formed in its current phase.
   kernels::SlidingBlock sliding_block() const;
-  /// One Newton iteration: the island's system (views of the whole system's), solve for Δv, contact velocity changes, step length,
-  /// v ← v + αΔv, convergence test.
+  /// One Newton iteration: the island's system (views of the whole system's), solve for Δv, contact velocity
+  /// changes, step length, v ← v + αΔv, convergence test.
   void Iterate(const IslandIterationData& data);
 
   LinearSolverType type() const { return type_; }
