@@ -58,6 +58,8 @@ void BM_ContactForces(benchmark::State& state) {
   f.SetCounters(state);
 }
 
+/// A alone (one-way coupling, exact solves), or with its symmetric part in the same pass (`symmetric` = 1: two-way
+/// coupling's default NewtonSolve::kSymmetricPreconditioner).
 void BM_NewtonMatrixAssembly(benchmark::State& state) {
   const KernelFixture f(static_cast<int>(state.range(0)), true);
   const kernels::ThreadBudget budget(static_cast<int>(state.range(1)));
@@ -66,10 +68,13 @@ void BM_NewtonMatrixAssembly(benchmark::State& state) {
   kernels::CalcContactForces(budget, model, f.problem.stiffness, f.problem.dissipation, f.problem.friction,
                              f.problem.delta0, f.pi_frozen, f.vn, f.vt, &pi, &ft, &blocks);
   kernels::NewtonMatrixPattern pattern(budget, f.problem.M, f.J);
-  std::vector<double> values(pattern.nnz());
+  const bool symmetric = state.range(2) != 0;
+  std::vector<double> values(pattern.nnz()), symmetric_values(symmetric ? pattern.nnz() : 0);
   for (auto _ : state) {
-    pattern.Assemble(budget, f.problem.M, f.J, f.problem.time_step, blocks, values.data());
+    pattern.Assemble(budget, f.problem.M, f.J, f.problem.time_step, blocks, values.data(),
+                     symmetric ? symmetric_values.data() : nullptr);
     benchmark::DoNotOptimize(values.data());
+    benchmark::DoNotOptimize(symmetric_values.data());
   }
   f.SetCounters(state);
   state.counters["nnz"] = pattern.nnz();
@@ -152,7 +157,13 @@ void ContactsAndThreads(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(BM_ContactForces)->Apply(ContactsAndThreads);
-BENCHMARK(BM_NewtonMatrixAssembly)->Apply(ContactsAndThreads);
+BENCHMARK(BM_NewtonMatrixAssembly)->Apply([](benchmark::internal::Benchmark* b) {
+  b->ArgNames({"nc", "threads", "symmetric"});
+  for (int nc : {1000, 10000, 100000})
+    for (int threads : bench::ThreadCounts())
+      if (threads <= 2 || nc == 100000)
+        for (int symmetric : {0, 1}) b->Args({nc, threads, symmetric});
+});
 BENCHMARK(BM_NewtonMatrixPattern)
     ->ArgNames({"nc", "threads"})
     ->ArgsProduct({{1000, 10000, 100000}, {1, 2}})
