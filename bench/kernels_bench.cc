@@ -149,21 +149,28 @@ void BM_EigenSparseJacobianMultiply(benchmark::State& state) {
 }
 
 /// nc = 1,000 … 100,000 at 1 and 2 threads; at nc = 100,000 also 4, 8, … up to the hardware threads.
-void ContactsAndThreads(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"nc", "threads"});
+template <typename Add>
+void ForContactsAndThreads(Add add) {
   for (int nc : {1000, 10000, 100000})
     for (int threads : bench::ThreadCounts())
-      if (threads <= 2 || nc == 100000) b->Args({nc, threads});
+      if (threads <= 2 || nc == 100000) add(nc, threads);
+}
+
+void ContactsAndThreads(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"nc", "threads"});
+  ForContactsAndThreads([b](int nc, int threads) { b->Args({nc, threads}); });
+}
+
+/// ContactsAndThreads, each without (0) and with (1) the symmetric part.
+void ContactsThreadsAndSymmetric(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"nc", "threads", "symmetric"});
+  ForContactsAndThreads([b](int nc, int threads) {
+    for (int symmetric : {0, 1}) b->Args({nc, threads, symmetric});
+  });
 }
 
 BENCHMARK(BM_ContactForces)->Apply(ContactsAndThreads);
-BENCHMARK(BM_NewtonMatrixAssembly)->Apply([](benchmark::internal::Benchmark* b) {
-  b->ArgNames({"nc", "threads", "symmetric"});
-  for (int nc : {1000, 10000, 100000})
-    for (int threads : bench::ThreadCounts())
-      if (threads <= 2 || nc == 100000)
-        for (int symmetric : {0, 1}) b->Args({nc, threads, symmetric});
-});
+BENCHMARK(BM_NewtonMatrixAssembly)->Apply(ContactsThreadsAndSymmetric);
 BENCHMARK(BM_NewtonMatrixPattern)
     ->ArgNames({"nc", "threads"})
     ->ArgsProduct({{1000, 10000, 100000}, {1, 2}})
