@@ -101,7 +101,6 @@ void IslandNewton::CalcIslandSystem(const IslandIterationData& data) {
   const int* entries = P.value_source.data() + P.entry_ptr[k_];
   // GMRES, the block Cholesky and Schwarz read the island's entries of the whole system's values in place; the
   // backends that factor the matrix itself read a gathered copy (GatherValues).
-  matrix_ = CscView{n, col_ptr, row_index, nullptr};
   system_block_ = CscView{n, col_ptr, row_index, data.system.values().data(), entries};
   symmetric_block_ = CscView{n, col_ptr, row_index, data.symmetric_values.data(), entries};
   rhs_.resize(n);
@@ -169,15 +168,14 @@ bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
   return factored;
 }
 
-void IslandNewton::GatherValues(const IslandIterationData& data) {
-  const IslandPartition& P = data.partition;
-  const int* entries = P.value_source.data() + P.entry_ptr[k_];
-  const int num_entries = P.entry_ptr[k_ + 1] - P.entry_ptr[k_];
+CscView IslandNewton::GatherValues(const kernels::ThreadBudget& budget) {
+  const CscView& A = system_block_;
+  const int num_entries = A.col_ptr[A.n];
   values_.resize(num_entries);
-  data.budget.For(num_entries, 1 << 14, [&](int begin, int end) {
-    for (int e = begin; e < end; ++e) values_[e] = data.system.values()[entries[e]];
+  budget.For(num_entries, 1 << 14, [&](int begin, int end) {
+    for (int e = begin; e < end; ++e) values_[e] = A.values[A.slot(e)];
   });
-  matrix_.values = values_.data();
+  return CscView{A.n, A.col_ptr, A.row_index, values_.data()};
 }
 
 bool IslandNewton::SolveWithGmres(const IslandIterationData& data, const Preconditioner& precondition, double tolerance,
@@ -207,15 +205,15 @@ bool IslandNewton::SolveWithKeptFactorization(const IslandIterationData& data) {
 
 bool IslandNewton::SolveExactly(const IslandIterationData& data) {
   Clock::time_point t = Clock::now();
-  GatherValues(data);
+  const CscView A = GatherValues(data.budget);
   if (!analyzed_) {
-    if (!linear_solver_->Analyze(matrix_, &message_)) return Fail(Status::kLinearSolverFailed);
+    if (!linear_solver_->Analyze(A, &message_)) return Fail(Status::kLinearSolverFailed);
     analyzed_ = true;
     record_.counters.symbolic_factorizations += 1;
     record_.counters.time_symbolic += Seconds(t);
     t = Clock::now();
   }
-  factorized_ = linear_solver_->Factor(matrix_, &message_);
+  factorized_ = linear_solver_->Factor(A, &message_);
   record_.counters.numeric_factorizations += 1;
   refactor_ = false;
   record_.counters.time_numeric += Seconds(t);

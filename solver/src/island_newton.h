@@ -91,11 +91,11 @@ class IslandNewton {
  private:
   /// Options::newton_solve is kSymmetricPreconditioner (two-way) and the island is not solved densely.
   bool UsesSymmetricPreconditioner(const IslandIterationData& data) const;
-  /// The island's block of the Newton matrix and of its symmetric part as views of the whole system's values, its
-  /// pattern (matrix_, without values until GatherValues), and the right-hand side −r.
+  /// The island's block of the Newton matrix and of its symmetric part as views of the whole system's values, and
+  /// the right-hand side −r.
   void CalcIslandSystem(const IslandIterationData& data);
-  /// The values of the island's block of the Newton matrix into values_, for the factorizations of that matrix.
-  void GatherValues(const IslandIterationData& data);
+  /// The island's block of the Newton matrix with its values gathered into values_, for the backends that factor it.
+  CscView GatherValues(const kernels::ThreadBudget& budget);
   /// Δv from the island's Newton system: GMRES where Options::newton_solve asks for it, else (or when GMRES falls
   /// short) an exact factorization. False, with status_ set, when the linear solve fails.
   bool CalcSearchDirection(const IslandIterationData& data);
@@ -135,10 +135,10 @@ class IslandNewton {
   int non_descent_{0};       // primal–dual directions that were not descent directions (TALS fallbacks)
   Status status_{Status::kMaxIterationsReached};
   std::string message_;
-  // The island's view of the Newton system (local indices): the matrix with its values gathered (values_, only for
-  // the factorizations of the matrix itself), the matrix and its symmetric part read in place in the whole system's
-  // values; the right-hand side and the island's part of the direction.
-  CscView matrix_, system_block_, symmetric_block_;
+  // The island's view of the Newton system (local indices): the matrix and its symmetric part read in place in the
+  // whole system's values, the matrix's values gathered (only for the backends that factor it); the right-hand side
+  // and the island's part of the direction.
+  CscView system_block_, symmetric_block_;
   Eigen::VectorXd values_, rhs_, dv_;
   IslandIterationRecord record_;
 };
