@@ -13,7 +13,8 @@
 namespace tamsi::internal {
 namespace {
 
-using Panel = Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
+template <typename T>
+using Panel = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>, 0, Eigen::OuterStride<>>;
 
 /// The most columns a supernode merges, and the rows of one update product (whole blocks, at least one): a diagonal
 /// block this small keeps Eigen's LLT in its stack buffers, and the update products (BLAS dgemm) stay within one
@@ -29,6 +30,26 @@ template <typename T>
 using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
 template <typename T>
 using ConstPanel = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>, 0, Eigen::OuterStride<>>;
+
+/// The BLAS calls of a factorization in its precision.
+inline void Gemm(int m, int n, int k, const double* a, int lda, const double* b, int ldb, double* c, int ldc) {
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+}
+inline void Gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
+  cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+}
+inline void TrsmRightLowerTrans(int m, int n, const double* a, int lda, double* b, int ldb) {
+  cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0, a, lda, b, ldb);
+}
+inline void TrsmRightLowerTrans(int m, int n, const float* a, int lda, float* b, int ldb) {
+  cblas_strsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0f, a, lda, b, ldb);
+}
+inline void TrmmRightLowerNegated(int m, int n, const double* a, int lda, double* b, int ldb) {
+  cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, m, n, -1.0, a, lda, b, ldb);
+}
+inline void TrmmRightLowerNegated(int m, int n, const float* a, int lda, float* b, int ldb) {
+  cblas_strmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, m, n, -1.0f, a, lda, b, ldb);
+}
 
 /// out = P x for a column-major h × w panel P (column stride h), 16 rows at a time summed in registers across the
 /// columns (Eigen's column-major product adds into out column group by column group; at these sizes, tens of rows
@@ -60,15 +81,18 @@ template <typename T>
 struct SolveWorkspace {
   std::vector<T> inverse_diagonal, y, t;
   void Resize(int n, int max_height) {
-    if constexpr (std::is_same_v<T, double>) inverse_diagonal.assign(n, 0.0);  // kSingle's solves need none
+    inverse_diagonal.assign(n, T{0});
     y.resize(n);
     t.resize(max_height);
   }
 };
 
+/// The factorization in precision F (double or float). `inverted`: the solves run on a float copy of the panels in
+/// partitioned-inverse form (F = double: kSingleInverted); else by triangular solves on L in F (kDouble, kSingle).
+template <typename F>
 class BlockCholesky final : public LinearSolver {
  public:
-  explicit BlockCholesky(SolvePrecision precision) : precision_(precision) {}
+  explicit BlockCholesky(bool inverted) : inverted_(inverted) {}
 
   bool Analyze(const CscView& A, std::string* message) override {
     n_ = A.n;
@@ -82,39 +106,39 @@ class BlockCholesky final : public LinearSolver {
   }
 
   bool Factor(const CscView& A, std::string* message) override {
-    std::fill(values_.begin(), values_.end(), 0.0);
+    std::fill(values_.begin(), values_.end(), F{0});
     column_cursor_ = target_cursor_ = 0;
     for (int p = 0; p < A.col_ptr[n_]; ++p)
-      if (slot_[p] >= 0) values_[slot_[p]] = A.values[A.slot(p)];
+      if (slot_[p] >= 0) values_[slot_[p]] = static_cast<F>(A.values[A.slot(p)]);
     for (int s = 0; s < num_supernodes_; ++s) {
-      Panel L = PanelOf(s);
+      Panel<F> L = PanelOf(s);
       const int w = width(s);
-      Eigen::Ref<Eigen::MatrixXd> diagonal = L.topRows(w);
-      Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(diagonal);
+      using Dense = Eigen::Matrix<F, Eigen::Dynamic, Eigen::Dynamic>;
+      Eigen::Ref<Dense> diagonal = L.topRows(w);
+      Eigen::LLT<Eigen::Ref<Dense>> llt(diagonal);
       if (llt.info() != Eigen::Success) {
         if (message) *message = "block Cholesky: matrix not positive definite (supernode " + std::to_string(s) + ")";
         return false;
       }
       const int h = height_[s];
       if (h > w)  // the rows below: L21 ← L21 L11⁻ᵀ
-        cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, h - w, w, 1.0, L.data(), h,
-                    L.data() + w, h);
+        TrsmRightLowerTrans(h - w, w, L.data(), h, L.data() + w, h);
       UpdateLater(s, L);
-      if (precision_ == SolvePrecision::kSingle) {
+      if (inverted_) {
         InvertPanel(L);
       } else {
-        for (int a = 0; a < w; ++a) double_workspace_.inverse_diagonal[first_row_[s] + a] = 1.0 / diagonal(a, a);
+        for (int a = 0; a < w; ++a) workspace_.inverse_diagonal[first_row_[s] + a] = F{1} / diagonal(a, a);
       }
     }
-    if (precision_ == SolvePrecision::kSingle) std::copy(values_.begin(), values_.end(), single_.begin());
+    if (inverted_) std::copy(values_.begin(), values_.end(), single_.begin());
     return true;
   }
 
   bool Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string*) override {
-    if (precision_ == SolvePrecision::kSingle)
+    if (inverted_)
       SolveIn(single_.data(), &single_workspace_, b, x);
     else
-      SolveIn(values_.data(), &double_workspace_, b, x);
+      SolveIn(values_.data(), &workspace_, b, x);
     return true;
   }
 
@@ -124,7 +148,7 @@ class BlockCholesky final : public LinearSolver {
   void SolveIn(const T* panels, SolveWorkspace<T>* work, const Eigen::VectorXd& b, Eigen::VectorXd* x) const {
     x->resize(n_);
     for (int r = 0; r < n_; ++r) work->y[r] = static_cast<T>(b[column_of_row_[r]]);
-    if constexpr (std::is_same_v<T, float>) {
+    if (inverted_) {
       SolveLowerInverted(panels, work);
       SolveUpperInverted(panels, work);
     } else {
@@ -340,12 +364,12 @@ class BlockCholesky final : public LinearSolver {
       panel_ptr_[s + 1] = panel_ptr_[s] + h * width(s);
       max_height = std::max(max_height, h);
     }
-    values_.assign(panel_ptr_.back(), 0.0);
-    if (precision_ == SolvePrecision::kSingle) {
+    values_.assign(panel_ptr_.back(), F{0});
+    if (inverted_) {
       single_.assign(panel_ptr_.back(), 0.0f);
       single_workspace_.Resize(n_, max_height);
     } else {
-      double_workspace_.Resize(n_, max_height);
+      workspace_.Resize(n_, max_height);
     }
   }
 
@@ -437,28 +461,28 @@ class BlockCholesky final : public LinearSolver {
   }
 
   /// The updates of supernode s to the panels after it (PlanUpdates), one product per group of rows of each run.
-  void UpdateLater(int s, const Panel& L) {
+  void UpdateLater(int s, const Panel<F>& L) {
     const int last = supernode_start_[s + 1] - 1, end = below_ptr_[last + 1];
     const int* column = column_.data() + column_cursor_;
     const int* target = target_.data() + target_cursor_;
     for (int r = run_ptr_[s]; r < run_ptr_[s + 1]; ++r) {
       const int e = run_begin_[r], run_end = r + 1 < run_ptr_[s + 1] ? run_begin_[r + 1] : end;
       const int run_rows = RowsFrom(s, e, run_end);
-      Panel Lt = PanelOf(supernode_of_[below_[e]]);
+      Panel<F> Lt = PanelOf(supernode_of_[below_[e]]);
       for (int g = group_ptr_[r]; g < group_ptr_[r + 1]; ++g) {
         const int u = group_begin_[g], group_end = g + 1 < group_ptr_[r + 1] ? group_begin_[g + 1] : end;
         const int product_rows = RowsFrom(s, u, group_end), h = static_cast<int>(L.outerStride());
         const int ht = static_cast<int>(Lt.outerStride());
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, product_rows, run_rows, static_cast<int>(L.cols()), 1.0,
-                    L.data() + row_offset_[u], h, L.data() + row_offset_[e], h, 0.0, work_.data(), product_rows);
+        Gemm(product_rows, run_rows, static_cast<int>(L.cols()), L.data() + row_offset_[u], h,
+             L.data() + row_offset_[e], h, work_.data(), product_rows);
         for (int j = e; j < run_end; ++j) {
           const int size_j = size_[below_[j]];
-          const double* product_j = work_.data() + static_cast<size_t>(row_offset_[j] - row_offset_[e]) * product_rows;
+          const F* product_j = work_.data() + static_cast<size_t>(row_offset_[j] - row_offset_[e]) * product_rows;
           for (int v = std::max(u, j); v < group_end; ++v) {
             // L(i, j) −= the product's (v, j) block, column by column (plain loops: Eigen's block expression on
             // these strided maps spilled to the stack in its inner loop).
-            double* to = Lt.data() + static_cast<size_t>(column[j - e]) * ht + *target++;
-            const double* from = product_j + (row_offset_[v] - row_offset_[u]);
+            F* to = Lt.data() + static_cast<size_t>(column[j - e]) * ht + *target++;
+            const F* from = product_j + (row_offset_[v] - row_offset_[u]);
             const int size_v = size_[below_[v]];
             for (int c = 0; c < size_j; ++c, to += ht, from += product_rows)
               for (int r = 0; r < size_v; ++r) to[r] -= from[r];
@@ -474,44 +498,42 @@ class BlockCholesky final : public LinearSolver {
   /// Supernode L = [L11; L21], factored and its updates done, becomes [L11⁻¹; −L21 L11⁻¹] (L11⁻¹ lower triangular,
   /// zeros above its diagonal), the form the solves use: each supernode's solve is then one product, without the
   /// dependent chain of a triangular solve (whose stores and reloads of overlapping entries of y stalled the solves).
-  static void InvertPanel(Panel& L) {
+  static void InvertPanel(Panel<F>& L) {
     const int w = static_cast<int>(L.cols()), h = static_cast<int>(L.rows());
     // L11⁻¹ row by row (row i = (e_i − Σ_{k<i} L(i, k) row k) / L(i, i)), in a row-major scratch, then written over
     // L11 by columns: plain loops over whole finished rows (Eigen's blocked triangular solve and the BLAS cost more in
     // call overhead than in arithmetic at these sizes, and a column-by-column substitution stalls on reloading
     // entries it has just stored).
-    double rows[kMaxWidth * kMaxWidth];
+    F rows[kMaxWidth * kMaxWidth];
     for (int i = 0; i < w; ++i) {
-      double* row = rows + i * w;
-      std::fill(row, row + w, 0.0);
-      row[i] = 1.0;
+      F* row = rows + i * w;
+      std::fill(row, row + w, F{0});
+      row[i] = F{1};
       for (int k = 0; k < i; ++k) {
-        const double l = L(i, k);
-        const double* row_k = rows + k * w;
+        const F l = L(i, k);
+        const F* row_k = rows + k * w;
         for (int j = 0; j <= k; ++j) row[j] -= l * row_k[j];
       }
-      const double inverse = 1.0 / L(i, i);
+      const F inverse = F{1} / L(i, i);
       for (int j = 0; j <= i; ++j) row[j] *= inverse;
     }
-    double inverse[kMaxWidth * kMaxWidth];
+    F inverse[kMaxWidth * kMaxWidth];
     for (int j = 0; j < w; ++j)
       for (int i = 0; i < w; ++i) inverse[j * w + i] = L(i, j) = rows[i * w + j];
-    if (h > w)
-      cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, h - w, w, -1.0, inverse, w,
-                  L.data() + w, h);
+    if (h > w) TrmmRightLowerNegated(h - w, w, inverse, w, L.data() + w, h);
   }
 
   /// f(k, offset) for each block k below supernode s, offset: its first row in the panel minus the diagonal block's.
-  template <typename F>
-  void ForEachRowBlock(int s, F f) const {
+  template <typename Visit>
+  void ForEachRowBlock(int s, Visit f) const {
     const int last = supernode_start_[s + 1] - 1, w = width(s);
     for (int e = below_ptr_[last]; e < below_ptr_[last + 1]; ++e) f(below_[e], row_offset_[e] - w);
   }
 
   int width(int s) const { return start_[supernode_start_[s + 1]] - start_[supernode_start_[s]]; }
 
-  Panel PanelOf(int s) {
-    return Panel(values_.data() + panel_ptr_[s], height_[s], width(s), Eigen::OuterStride<>(height_[s]));
+  Panel<F> PanelOf(int s) {
+    return Panel<F>(values_.data() + panel_ptr_[s], height_[s], width(s), Eigen::OuterStride<>(height_[s]));
   }
 
   int n_{0}, num_blocks_{0}, num_supernodes_{0};
@@ -531,19 +553,54 @@ class BlockCholesky final : public LinearSolver {
   int column_cursor_{0}, target_cursor_{0};
   // Per stored entry of A, its place in values_.
   std::vector<int> slot_;
-  // L's panels in double (Factor, and kDouble's solves) and their single-precision copy (kSingle's solves); the
-  // products of UpdateLater; the workspace of the solves in their precision (the other stays empty).
-  std::vector<double> values_, work_;
+  // L's panels in F and, when inverted, their single-precision copy in partitioned-inverse form; the products of
+  // UpdateLater; the workspace of the solves on L, or of those on the inverted copy (the other stays empty).
+  std::vector<F> values_, work_;
   std::vector<float> single_;
-  SolvePrecision precision_;
+  bool inverted_;
+  SolveWorkspace<F> workspace_;
   SolveWorkspace<float> single_workspace_;
-  SolveWorkspace<double> double_workspace_;
+};
+
+/// kSingle: the factorization in float, and where float meets a pivot that is not positive (S too ill-conditioned for
+/// float's 24 bits), the same matrix again in double (analyzed then, for the pattern), solved in double until the next
+/// Factor.
+class SingleFirstCholesky final : public LinearSolver {
+ public:
+  bool Analyze(const CscView& A, std::string* message) override {
+    double_analyzed_ = false;
+    return single_.Analyze(A, message);
+  }
+
+  bool Factor(const CscView& A, std::string* message) override {
+    in_double_ = !single_.Factor(A, nullptr);
+    if (!in_double_) return true;
+    if (!double_analyzed_ && !(double_analyzed_ = double_.Analyze(A, message))) return false;
+    return double_.Factor(A, message);
+  }
+
+  bool Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string* message) override {
+    return in_double_ ? double_.Solve(b, x, message) : single_.Solve(b, x, message);
+  }
+
+ private:
+  BlockCholesky<float> single_{false};
+  BlockCholesky<double> double_{false};
+  bool double_analyzed_{false}, in_double_{false};
 };
 
 }  // namespace
 
-std::unique_ptr<LinearSolver> MakeBlockCholeskySolver(SolvePrecision precision) {
-  return std::make_unique<BlockCholesky>(precision);
+std::unique_ptr<LinearSolver> MakeBlockCholeskySolver(CholeskyPrecision precision) {
+  switch (precision) {
+    case CholeskyPrecision::kDouble:
+      return std::make_unique<BlockCholesky<double>>(false);
+    case CholeskyPrecision::kSingle:
+      return std::make_unique<SingleFirstCholesky>();
+    case CholeskyPrecision::kSingleInverted:
+      break;
+  }
+  return std::make_unique<BlockCholesky<double>>(true);
 }
 
 }  // namespace tamsi::internal

@@ -13,17 +13,23 @@ namespace tamsi::internal {
 /// Block sparse Cholesky LLᵀ of an SPD matrix (both triangles stored). Consecutive columns with the same row
 /// pattern form one block (a free body's 6 velocities); the blocks are ordered by AMD on the block graph, chains of
 /// the block elimination tree are merged into relaxed supernodes of up to 64 columns, and those are factored one by
-/// one (right-looking, in double precision), each panel holding its dense diagonal block and the dense blocks below
+/// one (right-looking), each panel holding its dense diagonal block and the dense blocks below
 /// it, column-major, so that updates are dense products of rank the supernode's width: the diagonal block by Eigen's
-/// LLT, the rest by the BLAS that SuiteSparse uses (dtrsm, dgemm; OpenBLAS picks its kernels for the CPU at run
-/// time). Solves run in `precision`: kSingle on a float copy of the panels in
-/// partitioned-inverse form, [L11⁻¹; −L21 L11⁻¹] per supernode, so that each supernode's solve is one dense product
-/// (a preconditioner's accuracy, half the memory traffic; a relative error of ~1e-6 on well-conditioned blocks; the
-/// inversion adds 10–30 % to a factorization, repaid when each factorization serves many solves, as in the Schwarz
-/// subdomains), kDouble on L itself by triangular solves (exact to rounding, as a direct solver). Measured against
-/// SuiteSparse's scalar LDLᵀ and CHOLMOD in bench/README.md, "Big islands". No allocation after Analyze; Factor fails
-/// on a diagonal block that is not positive definite.
-enum class SolvePrecision { kSingle, kDouble };
-std::unique_ptr<LinearSolver> MakeBlockCholeskySolver(SolvePrecision precision);
+/// LLT, the rest by the BLAS that SuiteSparse uses (trsm, gemm; OpenBLAS picks its kernels for the CPU at run time).
+/// Measured against SuiteSparse's scalar LDLᵀ and CHOLMOD in bench/README.md, "Big islands". No allocation after
+/// Analyze (but for kSingle's first fall back to double); Factor fails on a diagonal block that is not positive
+/// definite.
+///
+/// Precisions:
+/// - kDouble: L in double, triangular solves on it: exact to rounding, as a direct solver.
+/// - kSingle: L in float, triangular solves on it: a preconditioner's accuracy (a relative error of ~1e-6 on
+///   well-conditioned blocks) for about half the factorization's and the solves' time and memory traffic (the
+///   settled N = 500 pile's island: numeric factorizations −20 to −45 %, solves −25 %, the same GMRES iterations;
+///   bench/README.md). Where float meets a pivot that is not positive, the matrix is factored again in double.
+/// - kSingleInverted: L in double, then a float copy of the panels in partitioned-inverse form, [L11⁻¹; −L21 L11⁻¹]
+///   per supernode, so that each supernode's solve is one dense product (the inversion adds 10–30 % to a
+///   factorization, repaid when each factorization serves many solves, as in the Schwarz subdomains).
+enum class CholeskyPrecision { kDouble, kSingle, kSingleInverted };
+std::unique_ptr<LinearSolver> MakeBlockCholeskySolver(CholeskyPrecision precision);
 
 }  // namespace tamsi::internal

@@ -150,7 +150,7 @@ bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
       symmetric_analyzed_ = schwarz_->Analyze(data.budget, S, body, num_bodies,
                                               SchwarzPartBodies(data.options.schwarz_part_bodies, num_bodies), nullptr);
     } else {
-      if (!symmetric_solver_) symmetric_solver_ = MakeBlockCholeskySolver(SolvePrecision::kDouble);
+      if (!symmetric_solver_) symmetric_solver_ = MakeBlockCholeskySolver(CholeskyPrecision::kSingle);
       symmetric_analyzed_ = symmetric_solver_->Analyze(S, nullptr);
     }
     record_.counters.symbolic_factorizations += 1;

@@ -37,7 +37,7 @@ bool SchwarzPreconditioner::Analyze(const kernels::ThreadBudget& budget, const C
         b.message = "a column without its diagonal entry";
         continue;
       }
-      b.factorization = MakeBlockCholeskySolver(SolvePrecision::kSingle);
+      b.factorization = MakeBlockCholeskySolver(CholeskyPrecision::kSingleInverted);
       b.ok = b.factorization->Analyze(
           CscView{subdomains_.size(d), b.col_ptr.data(), b.row_index.data(), b.values.data()}, &b.message);
     }

@@ -53,10 +53,10 @@ Sparse BodyMatrix(const std::vector<int>& sizes, int couplings, unsigned seed) {
 // 60 bodies, and 200 (whose dense last separator is cut into supernodes of at most 64 columns and updated in groups
 // of at most 64 rows; its sparse parts merge into relaxed supernodes with explicit zeros). Solves in single precision
 // (a preconditioner's) agree to float rounding, in double precision to double rounding.
-class BlockCholeskyPrecision : public ::testing::TestWithParam<SolvePrecision> {};
+class BlockCholeskyPrecision : public ::testing::TestWithParam<CholeskyPrecision> {};
 
 TEST_P(BlockCholeskyPrecision, SolvesLikeDenseCholeskyOnBodyPatternsAndRefactors) {
-  const double tolerance = GetParam() == SolvePrecision::kSingle ? 1e-5 : 1e-12;
+  const double tolerance = GetParam() == CholeskyPrecision::kDouble ? 1e-12 : 1e-5;
   for (unsigned seed : {1u, 2u, 3u, 4u}) {
     SCOPED_TRACE(seed);
     std::mt19937 rng(seed);
@@ -87,10 +87,49 @@ TEST_P(BlockCholeskyPrecision, SolvesLikeDenseCholeskyOnBodyPatternsAndRefactors
 }
 
 INSTANTIATE_TEST_SUITE_P(Solves, BlockCholeskyPrecision,
-                         ::testing::Values(SolvePrecision::kSingle, SolvePrecision::kDouble),
-                         [](const ::testing::TestParamInfo<SolvePrecision>& info) {
-                           return std::string(info.param == SolvePrecision::kSingle ? "single" : "double");
+                         ::testing::Values(CholeskyPrecision::kDouble, CholeskyPrecision::kSingle,
+                                           CholeskyPrecision::kSingleInverted),
+                         [](const ::testing::TestParamInfo<CholeskyPrecision>& info) {
+                           switch (info.param) {
+                             case CholeskyPrecision::kDouble:
+                               return std::string("double");
+                             case CholeskyPrecision::kSingle:
+                               return std::string("single");
+                             case CholeskyPrecision::kSingleInverted:
+                               break;
+                           }
+                           return std::string("single_inverted");
                          });
+
+// A matrix that float cannot factor: a body's 2 × 2 block [[1, 1 − 1e-9], [1 − 1e-9, 1]] (its second pivot, 2e-9 in
+// double, rounds to 0 in float), beside a well-conditioned body (uncoupled: any coupling of this size would make the
+// matrix indefinite). kSingle factors it again in double, solves it to
+// double's accuracy, and returns to float when the next matrix allows.
+TEST(BlockCholesky, SingleFallsBackToDoubleWhereFloatLosesDefiniteness) {
+  const double c = 1.0 - 1e-9;
+  Eigen::MatrixXd dense(4, 4);
+  dense << 1, c, 0, 0, c, 1, 0, 0, 0, 0, 4, 1, 0, 0, 1, 4;
+  Sparse A = dense.sparseView();
+  A.makeCompressed();
+  auto solver = MakeBlockCholeskySolver(CholeskyPrecision::kSingle);
+  std::string message;
+  ASSERT_TRUE(solver->Analyze(View(A), &message)) << message;
+  ASSERT_TRUE(solver->Factor(View(A), &message)) << message;
+  const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(4, -1.0, 2.0);
+  Eigen::VectorXd x;
+  ASSERT_TRUE(solver->Solve(b, &x, &message));
+  const Eigen::VectorXd expected = dense.llt().solve(b);
+  EXPECT_LE((x - expected).norm(), 1e-6 * expected.norm());  // float's solve would be off by ~1e-1 relative, or fail
+  // A well-conditioned matrix of the same pattern is factored in float again.
+  dense(0, 1) = dense(1, 0) = 0.5;
+  for (int p = 0; p < A.outerSize(); ++p)
+    for (Sparse::InnerIterator it(A, p); it; ++it) it.valueRef() = dense(it.row(), it.col());
+  ASSERT_TRUE(solver->Factor(View(A), &message)) << message;
+  ASSERT_TRUE(solver->Solve(b, &x, &message));
+  const Eigen::VectorXd well = dense.llt().solve(b);
+  EXPECT_LE((x - well).norm(), 1e-5 * well.norm());
+  EXPECT_GT((x - well).norm(), 1e-12 * well.norm());  // float rounding: not the double factorization
+}
 
 // A dense SPD matrix: its 150 columns share one pattern, which is cut into blocks of at most 64 columns (so that no
 // dense operand of a factorization outgrows Eigen's stack buffers; allocation_test counts those on Schwarz's path),
@@ -98,7 +137,7 @@ INSTANTIATE_TEST_SUITE_P(Solves, BlockCholeskyPrecision,
 TEST(BlockCholesky, SolvesADenseMatrixAsOnePatternCutIntoBlocks) {
   Sparse A = BodyMatrix({150}, 0, 5);
   Eigen::MatrixXd dense(A);
-  auto solver = MakeBlockCholeskySolver(SolvePrecision::kSingle);
+  auto solver = MakeBlockCholeskySolver(CholeskyPrecision::kSingleInverted);
   std::string message;
   ASSERT_TRUE(solver->Analyze(View(A), &message)) << message;
   ASSERT_TRUE(solver->Factor(View(A), &message)) << message;
@@ -115,7 +154,7 @@ TEST(BlockCholesky, RefusesAMatrixThatIsNotPositiveDefinite) {
   dense << 4, 1, 0.5, 0, 1, 4, 0, 0.5, 0.5, 0, 1, 2, 0, 0.5, 2, 1;
   Sparse A = dense.sparseView();
   A.makeCompressed();
-  auto solver = MakeBlockCholeskySolver(SolvePrecision::kSingle);
+  auto solver = MakeBlockCholeskySolver(CholeskyPrecision::kSingleInverted);
   std::string message;
   ASSERT_TRUE(solver->Analyze(View(A), &message)) << message;
   EXPECT_FALSE(solver->Factor(View(A), &message));
@@ -125,7 +164,7 @@ TEST(BlockCholesky, RefusesAMatrixThatIsNotPositiveDefinite) {
 TEST(BlockCholesky, HandlesAnEmptyMatrix) {
   Sparse A(0, 0);
   A.makeCompressed();
-  auto solver = MakeBlockCholeskySolver(SolvePrecision::kSingle);
+  auto solver = MakeBlockCholeskySolver(CholeskyPrecision::kSingleInverted);
   std::string message;
   ASSERT_TRUE(solver->Analyze(View(A), &message));
   ASSERT_TRUE(solver->Factor(View(A), &message));
