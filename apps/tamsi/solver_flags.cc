@@ -84,6 +84,10 @@ void AddSolverOptions(CLI::App* cmd, Options* options, std::optional<double>* st
   cmd->add_option("--krylov-tolerance", options->krylov_tolerance,
                   "GMRES's relative residual for the symmetric and reuse Newton solves (default 1e-3)")
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--keep-preconditioner-update", options->keep_preconditioner_update,
+                  "symmetric: an island whose last Newton update was at most this many v_s first tries GMRES on its "
+                  "last Cholesky of S (0: a factorization every iteration; default 1)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--schwarz-threshold", options->schwarz_threshold,
                   "symmetric: islands of at least this many velocities are preconditioned by overlapping Schwarz "
                   "instead of a Cholesky (default " +

@@ -213,6 +213,8 @@ void BindOptions(py::module_& m) {
   o.def_readwrite("linear_solver", &Options::linear_solver);
   o.def_readwrite("newton_solve", &Options::newton_solve);
   o.def_readwrite("krylov_tolerance", &Options::krylov_tolerance);
+  o.def_readwrite("keep_preconditioner_update", &Options::keep_preconditioner_update,
+                  "symmetric: reuse the last Cholesky of S once the Newton update is at most this many v_s, >= 0");
   o.def_readwrite("max_krylov_iterations", &Options::max_krylov_iterations);
   o.def_readwrite("schwarz_threshold", &Options::schwarz_threshold);
   o.def_readwrite("schwarz_part_bodies", &Options::schwarz_part_bodies);

@@ -130,6 +130,7 @@ std::map<std::string, std::string> PhysicsFingerprint(const Simulator& sim) {
           {"solver.newton_solve", ToString(solver.newton_solve)},
           {"solver.secant_safeguard", solver.secant_safeguard ? "on" : "off"},
           {"solver.krylov_tolerance", Text(solver.krylov_tolerance)},
+          {"solver.keep_preconditioner_update", Text(solver.keep_preconditioner_update)},
           {"solver.schwarz_threshold", std::to_string(solver.schwarz_threshold)},
           {"solver.schwarz_part_bodies", std::to_string(solver.schwarz_part_bodies)},
           {"solver.schwarz_refactor_tolerance", Text(solver.schwarz_refactor_tolerance)},

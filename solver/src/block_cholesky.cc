@@ -6,6 +6,7 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -42,7 +43,14 @@ inline void TrsmRightLowerTrans(int m, int n, const double* a, int lda, double* 
   cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0, a, lda, b, ldb);
 }
 inline void TrsmRightLowerTrans(int m, int n, const float* a, int lda, float* b, int ldb) {
-  cblas_strsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0f, a, lda, b, ldb);
+  if (std::getenv("OB_TRSM")) {
+    cblas_strsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0f, a, lda, b, ldb);
+    return;
+  }
+  using M = Eigen::Map<Eigen::MatrixXf, 0, Eigen::OuterStride<>>;
+  M B(b, m, n, Eigen::OuterStride<>(ldb));
+  M A(const_cast<float*>(a), n, n, Eigen::OuterStride<>(lda));
+  A.triangularView<Eigen::Lower>().transpose().solveInPlace<Eigen::OnTheRight>(B);
 }
 inline void TrmmRightLowerNegated(int m, int n, const double* a, int lda, double* b, int ldb) {
   cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, m, n, -1.0, a, lda, b, ldb);

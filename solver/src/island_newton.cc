@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "block_cholesky.h"
 #include "krylov.h"
@@ -30,6 +31,7 @@ void IslandNewton::Start(const Options& o) {
   phase_ = o.friction_newton == FrictionNewton::kPrimalDual ? Phase::kPrimalDual : Phase::kNewton;
   phase_iterations_ = 0;
   non_descent_ = 0;
+  last_update_ = std::numeric_limits<double>::infinity();  // a solve's first iteration factors S
 }
 
 bool IslandNewton::UpdatePhase(const Options& o) {
@@ -80,6 +82,7 @@ void IslandNewton::Iterate(const IslandIterationData& data) {
   const int* dofs = P.velocities.data() + P.velocity_ptr[k_];
   for (int a = 0; a < P.num_velocities(k_); ++a) data.v[dofs[a]] += record_.alpha * dv_[a];
   record_.counters.time_line_search = Seconds(t);
+  last_update_ = std::max(record_.vt_residual, record_.vn_residual);
   // Converged when the full Newton update of every contact is below the tolerance, tangential and normal alike.
   const double tolerance = data.options.relative_tolerance * data.options.stiction_tolerance;
   if (record_.vt_residual <= tolerance && record_.vn_residual <= tolerance) {
@@ -117,19 +120,28 @@ bool IslandNewton::CalcSearchDirection(const IslandIterationData& data) {
   return solved || SolveExactly(data);
 }
 
-// This iteration's symmetric preconditioner of M + h(W_nn + W_tt), then GMRES on the full matrix. False when that part
-// is not positive definite or GMRES falls short of its tolerance: the exact factorization follows.
+// This iteration's symmetric preconditioner of M + h(W_nn + W_tt), then GMRES on the full matrix; near convergence
+// first GMRES on the last iteration's factorization (KeepsSymmetricFactorization). False when that part is not
+// positive definite or GMRES falls short of its tolerance: the exact factorization follows.
 bool IslandNewton::SolveWithSymmetricPreconditioner(const IslandIterationData& data) {
   const Options& o = data.options;
-  if (!FactorSymmetricPart(data)) return false;
+  const Preconditioner cholesky = [&](const Eigen::VectorXd& r, Eigen::VectorXd* z) {
+    return symmetric_solver_->Solve(r, z, nullptr);
+  };
+  if (KeepsSymmetricFactorization(o) && SolveWithGmres(data, cholesky, o.krylov_tolerance, kKeptFactorizationBudget))
+    return true;
+  symmetric_factored_ = FactorSymmetricPart(data);
+  if (!symmetric_factored_) return false;
   if (schwarz_) {
     return SolveWithGmres(
         data, [&](const Eigen::VectorXd& r, Eigen::VectorXd* z) { return schwarz_->Apply(data.budget, r, z); },
         o.schwarz_krylov_tolerance, o.max_schwarz_krylov_iterations);
   }
-  return SolveWithGmres(
-      data, [&](const Eigen::VectorXd& r, Eigen::VectorXd* z) { return symmetric_solver_->Solve(r, z, nullptr); },
-      o.krylov_tolerance, o.max_krylov_iterations);
+  return SolveWithGmres(data, cholesky, o.krylov_tolerance, o.max_krylov_iterations);
+}
+
+bool IslandNewton::KeepsSymmetricFactorization(const Options& o) const {
+  return !schwarz_ && symmetric_factored_ && last_update_ <= o.keep_preconditioner_update * o.stiction_tolerance;
 }
 
 bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
@@ -186,7 +198,7 @@ bool IslandNewton::SolveWithGmres(const IslandIterationData& data, const Precond
   int iterations = 0;
   const bool solved =
       gmres_.Solve(data.budget, system_block_.values, precondition, max_iterations, tolerance, rhs_, &dv_, &iterations);
-  record_.counters.krylov_iterations = iterations;
+  record_.counters.krylov_iterations += iterations;
   record_.counters.time_solve += Seconds(t);
   return solved;
 }

@@ -100,6 +100,9 @@ class IslandNewton {
   /// short) an exact factorization. False, with status_ set, when the linear solve fails.
   bool CalcSearchDirection(const IslandIterationData& data);
   bool SolveWithSymmetricPreconditioner(const IslandIterationData& data);
+  /// Whether this iteration first tries GMRES on the island's last block Cholesky of S: the island is not on Schwarz,
+  /// holds a factorization from this solve, and its last update was at most Options::keep_preconditioner_update · v_s.
+  bool KeepsSymmetricFactorization(const Options& options) const;
   /// The symmetric preconditioner of this iteration's S: its block Cholesky factorization, or Schwarz's subdomain
   /// factorizations (analyzed on the island's first iteration). False when S (or a subdomain block) is not SPD.
   bool FactorSymmetricPart(const IslandIterationData& data);
@@ -118,6 +121,9 @@ class IslandNewton {
   /// Ends the island's solve with `status`; returns false.
   bool Fail(Status status);
 
+  /// GMRES's budget on a kept factorization of S (KeepsSymmetricFactorization): past it, S is factored again.
+  static constexpr int kKeptFactorizationBudget = 5;
+
   int k_;
   LinearSolverType type_;
   std::unique_ptr<LinearSolver> linear_solver_;
@@ -127,11 +133,13 @@ class IslandNewton {
   bool gmres_analyzed_{false};
   bool analyzed_{false};
   bool symmetric_analyzed_{false};
-  bool factorized_{false};  // holds a numeric factorization (of this or an earlier matrix of the pattern)
-  bool refactor_{false};    // the kept factorization no longer preconditions well
+  bool symmetric_factored_{false};  // symmetric_solver_ holds a factorization of S (every solve first factors one)
+  bool factorized_{false};          // holds a numeric factorization (of this or an earlier matrix of the pattern)
+  bool refactor_{false};            // the kept factorization no longer preconditions well
   bool done_{false};
   Phase phase_{Phase::kNewton};
   int phase_iterations_{0};  // iterations in the current phase
+  double last_update_{0.0};  // the last iteration's max ‖Δvt,i‖, |Δvn,i| (m/s); ∞ before a solve's first
   int non_descent_{0};       // primal–dual directions that were not descent directions (TALS fallbacks)
   Status status_{Status::kMaxIterationsReached};
   std::string message_;

@@ -133,19 +133,26 @@ double Gmres::Norm(const kernels::ThreadBudget& budget, const Eigen::VectorXd& x
   return std::sqrt(sum);
 }
 
+void Gmres::ReserveWorkspaces(int m) {
+  if (basis_.rows() == n_ && hessenberg_.cols() >= m) return;
+  basis_.resize(n_, m + 1);
+  preconditioned_.resize(n_, m);
+  hessenberg_.resize(m + 1, m);
+  partial_.resize(m + 1, NumChunks(n_));
+  cosines_.resize(m);
+  sines_.resize(m);
+  g_.resize(m + 1);
+  y_.resize(m);
+  h_.resize(m + 1);
+  h2_.resize(m + 1);
+}
+
 bool Gmres::Solve(const kernels::ThreadBudget& budget, const double* values, const Preconditioner& precondition,
                   int max_iterations, double tolerance, const Eigen::VectorXd& b, Eigen::VectorXd* x, int* iterations) {
   const int n = n_;
   const int m = max_iterations;
-  basis_.resize(n, m + 1);
-  preconditioned_.resize(n, m);
-  hessenberg_.resize(m + 1, m);
-  partial_.resize(m + 1, NumChunks(n));
-  cosines_.resize(m);
-  sines_.resize(m);
-  h_.resize(m + 1);
-  h2_.resize(m + 1);
-  g_.setZero(m + 1);
+  ReserveWorkspaces(m);
+  g_.head(m + 1).setZero();
   x->setZero(n);
   *iterations = 0;
   // A's values by row groups (one gather per solve), so that every product below streams through memory.
@@ -188,7 +195,6 @@ bool Gmres::Solve(const kernels::ThreadBudget& budget, const double* values, con
   }
   *iterations = k;
   // y = R⁻¹ g (back substitution), x = P⁻¹ V y = Z y.
-  y_.resize(m);
   for (int i = k - 1; i >= 0; --i) {
     double sum = g_[i];
     for (int j = i + 1; j < k; ++j) sum -= hessenberg_(i, j) * y_[j];

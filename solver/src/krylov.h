@@ -41,6 +41,9 @@ class Gmres {
   /// the same rows). Returns ‖w‖. h has at least k entries.
   double Orthogonalize(const kernels::ThreadBudget& budget, int k, Eigen::VectorXd* h);
   double Norm(const kernels::ThreadBudget& budget, const Eigen::VectorXd& x);
+  /// Sizes the workspaces for a budget of m iterations, unless they hold a larger one for this n: a solve within a
+  /// smaller budget (a first try on a kept factorization) allocates nothing.
+  void ReserveWorkspaces(int m);
 
   /// Rows [first_row, first_row + rows) share one pattern, cut into the column runs [run_begin, run_end).
   struct RowGroup {
@@ -57,7 +60,8 @@ class Gmres {
   int n_{0};                          // A's order
   std::vector<int> source_;           // block_values_[e] = values[source_[e]], `values` as Solve reads them
   std::vector<double> block_values_;  // A's values by row groups and column runs (one gather per solve)
-  Eigen::MatrixXd basis_;             // n × (m + 1): the orthonormal Krylov vectors
+  // Sized for the largest budget m so far (ReserveWorkspaces); a solve uses the first columns and entries.
+  Eigen::MatrixXd basis_;           // n × (m + 1): the orthonormal Krylov vectors
   Eigen::MatrixXd preconditioned_;  // n × m: P⁻¹ applied to each, so that x = P⁻¹ V y needs no further application
   Eigen::MatrixXd hessenberg_;      // (m + 1) × m, reduced to upper triangular by the Givens rotations
   Eigen::MatrixXd partial_;         // (m + 1) × chunks: per-chunk partial products

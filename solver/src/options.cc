@@ -120,6 +120,9 @@ bool Options::IsValid(std::string* error) const {
     os << "Options.krylov_tolerance: must be in (0, 1), got " << krylov_tolerance;
   } else if (max_krylov_iterations < 1) {
     os << "Options.max_krylov_iterations: must be ≥ 1, got " << max_krylov_iterations;
+  } else if (!(keep_preconditioner_update >= 0.0) || !std::isfinite(keep_preconditioner_update)) {
+    os << "Options.keep_preconditioner_update: must be finite and ≥ 0 (a multiple of v_s), got "
+       << keep_preconditioner_update;
   } else if (schwarz_threshold < 1) {
     os << "Options.schwarz_threshold: must be ≥ 1 velocity, got " << schwarz_threshold;
   } else if (schwarz_part_bodies < 1) {

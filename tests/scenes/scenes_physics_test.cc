@@ -365,6 +365,19 @@ TEST(ClutterBin, KrylovNewtonSolvesAgreeWithExactNewtonOnPileSteps) {
       EXPECT_GT(result.summary.counters.krylov_solves, 0) << ToString(mode);
       expect_agreement(result, exact, ToString(mode));
     }
+    // The symmetric preconditioner's last factorization kept once the updates fall below v_s (the default) against
+    // a factorization in every iteration: fewer factorizations, the same solution.
+    Options fresh = options;
+    fresh.newton_solve = NewtonSolve::kSymmetricPreconditioner;
+    fresh.keep_preconditioner_update = 0.0;
+    Options kept = fresh;
+    kept.keep_preconditioner_update = Options{}.keep_preconditioner_update;
+    Result fresh_result, kept_result;
+    ASSERT_EQ(TamsiSolver(fresh).Solve(problem, &fresh_result), Status::kSuccess);
+    ASSERT_EQ(TamsiSolver(kept).Solve(problem, &kept_result), Status::kSuccess);
+    EXPECT_LT(kept_result.summary.counters.numeric_factorizations,
+              fresh_result.summary.counters.numeric_factorizations);
+    expect_agreement(kept_result, exact, "kept factorization");
     // Overlapping Schwarz in place of the Cholesky of the symmetric part on every island (no dense ones; subdomains
     // of 16 bodies): the same solution, GMRES solving every Newton system, bitwise equal on 1 and 2 threads.
     Options schwarz = options;

@@ -197,7 +197,9 @@ TEST(TamsiSolver, ReusesTheSymbolicAnalysisWhileThePatternHolds) {
   ContactProblem problem = RandomProblem(100, 30, 3);
   ASSERT_EQ(solver.Solve(problem, &first), Status::kSuccess);
   EXPECT_EQ(first.summary.counters.symbolic_factorizations, 1);
-  EXPECT_EQ(first.summary.counters.numeric_factorizations, first.summary.iterations);
+  // A factorization per iteration (the Cholesky of S), but where the last one is kept near convergence.
+  EXPECT_LE(first.summary.counters.numeric_factorizations, first.summary.iterations);
+  EXPECT_GT(first.summary.counters.numeric_factorizations, 0);
   problem.p_star *= 1.5;  // same pattern, new values
   problem.Jt.coeffs() *= 0.9;
   problem.M.coeffs() *= 1.1;

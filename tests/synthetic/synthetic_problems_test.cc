@@ -433,7 +433,9 @@ TEST(SlidingTower, KrylovNewtonSolvesAgreeWithExactNewton) {
     if (mode == NewtonSolve::kSymmetricPreconditioner) {
       EXPECT_EQ(result.summary.counters.krylov_solves,
                 result.summary.counters.newton_systems);  // no iteration fell back to the LU
-      EXPECT_EQ(result.summary.counters.numeric_factorizations, result.summary.iterations);  // one Cholesky each
+      // A Cholesky per iteration, but for the last ones, which keep theirs (Options::keep_preconditioner_update).
+      EXPECT_LE(result.summary.counters.numeric_factorizations, result.summary.iterations);
+      EXPECT_GT(2 * result.summary.counters.numeric_factorizations, result.summary.iterations);
     } else {  // reuse: the systems GMRES did not solve were factored
       EXPECT_LT(result.summary.counters.krylov_solves, result.summary.counters.newton_systems);
       EXPECT_GE(result.summary.counters.krylov_solves + result.summary.counters.numeric_factorizations,
