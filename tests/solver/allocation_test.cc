@@ -102,6 +102,7 @@ struct AllocationCase {
   bool suitesparse_allocates;  // inside SuiteSparse's (and libgomp's) own calls: UMFPACK and CHOLMOD
   int constraints{0};          // bilateral constraint rows (ContactProblem::Jb)
   int schwarz_part_bodies{0};  // > 0: M of 6 × 6 bodies, every island preconditioned by Schwarz with these parts
+  bool body_masses{false};     // M of 6 × 6 bodies (else one dense-patterned M, which CHOLMOD factors past 256)
 };
 
 /// A block-diagonal SPD mass matrix of nv / 6 bodies (the random contacts couple them into one island).
@@ -126,7 +127,7 @@ class SteadyStateAllocationTest : public ::testing::TestWithParam<AllocationCase
 TEST_P(SteadyStateAllocationTest, SolveWithAnUnchangedPatternAllocatesNothing) {
   const AllocationCase c = GetParam();
   ContactProblem problem = testing::RandomProblem(c.nv, c.nc, 7);
-  if (c.schwarz_part_bodies > 0) problem.M = BodiesMassMatrix(c.nv, 9);
+  if (c.schwarz_part_bodies > 0 || c.body_masses) problem.M = BodiesMassMatrix(c.nv, 9);
   if (c.constraints > 0) {
     std::mt19937 rng(8);
     problem.Jb = testing::RandomSparse(c.constraints, c.nv, 3, rng);
@@ -183,6 +184,10 @@ INSTANTIATE_TEST_SUITE_P(
         // The default: GMRES on the block Cholesky of S, which allocates nothing either.
         AllocationCase{"symmetric", 120, 40, Coupling::kTwoWay, LinearSolverType::kAuto,
                        NewtonSolve::kSymmetricPreconditioner, false},
+        // … with wide supernodes (random contacts among 100 bodies fill the factor), whose single-precision
+        // triangular solves below the diagonal blocks run in Eigen's stack buffers.
+        AllocationCase{"symmetric_wide_supernodes", 600, 240, Coupling::kTwoWay, LinearSolverType::kAuto,
+                       NewtonSolve::kSymmetricPreconditioner, false, 0, 0, true},
         AllocationCase{"umfpack", 120, 40, Coupling::kTwoWay, LinearSolverType::kUmfpack, NewtonSolve::kExact, true},
         AllocationCase{"constrained", 24, 8, Coupling::kTwoWay, LinearSolverType::kAuto, NewtonSolve::kExact, false, 6},
         // Schwarz's subdomains are factored by tamsi's block Cholesky, which allocates nothing either: with small
