@@ -111,8 +111,8 @@ class BlockCholesky final : public LinearSolver {
   bool Factor(const CscView& A, std::string* message) override {
     std::fill(values_.begin(), values_.end(), F{0});
     column_cursor_ = target_cursor_ = 0;
-    for (int p = 0; p < A.col_ptr[n_]; ++p)
-      if (slot_[p] >= 0) values_[slot_[p]] = static_cast<F>(A.values[A.slot(p)]);
+    for (size_t e = 0; e < entry_slot_.size(); ++e)
+      values_[entry_slot_[e]] = static_cast<F>(A.values[entry_source_[e]]);
     for (int s = 0; s < num_supernodes_; ++s) {
       Panel<F> L = PanelOf(s);
       const int w = width(s);
@@ -449,16 +449,20 @@ class BlockCholesky final : public LinearSolver {
     return row_offset_[e];
   }
 
-  /// Where each stored entry of A goes in the panels: the lower triangle of the ordered matrix (−1 elsewhere).
+  /// Where the stored entries of A's lower triangle (in the ordered matrix) go in the panels, and where Factor reads
+  /// them: A.values[A.slot(p)], the value index composed here (Factor reads A with the pattern and value index that
+  /// Analyze saw).
   void PlanEntries(const CscView& A) {
-    slot_.assign(A.col_ptr[n_], -1);
+    entry_slot_.clear();
+    entry_source_.clear();
     for (int j = 0; j < n_; ++j) {
       const int k = rank_[block_of_[j]], s = supernode_of_[k];
       const int row_j = start_[k] + j - first_[k], column = row_j - first_row_[s];
       for (int p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) {
         const int r = A.row_index[p], i = rank_[block_of_[r]], row_r = start_[i] + r - first_[i];
         if (row_r < row_j) continue;
-        slot_[p] = panel_ptr_[s] + column * height_[s] + RowInPanel(s, i) + r - first_[i];
+        entry_slot_.push_back(panel_ptr_[s] + column * height_[s] + RowInPanel(s, i) + r - first_[i]);
+        entry_source_.push_back(A.slot(p));
       }
     }
   }
@@ -554,8 +558,8 @@ class BlockCholesky final : public LinearSolver {
   // there, in the order UpdateLater walks them (which Factor, supernode by supernode, follows with the cursors).
   std::vector<int> run_ptr_, run_begin_, group_ptr_, group_begin_, column_, target_;
   int column_cursor_{0}, target_cursor_{0};
-  // Per stored entry of A, its place in values_.
-  std::vector<int> slot_;
+  // Per stored entry of A's lower triangle, its place in values_ and in A.values.
+  std::vector<int> entry_slot_, entry_source_;
   // L's panels in F and, when inverted, their single-precision copy in partitioned-inverse form; the products of
   // UpdateLater; the workspace of the solves on L, or of those on the inverted copy (the other stays empty).
   std::vector<F> values_, work_;

@@ -18,7 +18,8 @@ namespace tamsi::internal {
 /// LLT, the rest by the BLAS that SuiteSparse uses (trsm, gemm; OpenBLAS picks its kernels for the CPU at run time).
 /// Measured against SuiteSparse's scalar LDLᵀ and CHOLMOD in bench/README.md, "Big islands". No allocation after
 /// Analyze (but for kSingle's first fall back to double); Factor fails on a diagonal block that is not positive
-/// definite.
+/// definite. Factor reads A's values through the value index that Analyze saw (CscView::value_index, composed into
+/// its scatter of the lower triangle at Analyze).
 ///
 /// Precisions:
 /// - kDouble: L in double, triangular solves on it: exact to rounding, as a direct solver.
