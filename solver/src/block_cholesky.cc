@@ -32,11 +32,14 @@ template <typename T>
 using ConstPanel = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>, 0, Eigen::OuterStride<>>;
 
 /// The BLAS calls of a factorization in its precision.
-inline void Gemm(int m, int n, int k, const double* a, int lda, const double* b, int ldb, double* c, int ldc) {
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+/// C ← alpha A Bᵀ + beta C.
+inline void Gemm(int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb, double beta,
+                 double* c, int ldc) {
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
-inline void Gemm(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c, int ldc) {
-  cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+inline void Gemm(int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb, float beta,
+                 float* c, int ldc) {
+  cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 inline void TrsmRightLowerTrans(int m, int n, const double* a, int lda, double* b, int ldb) {
   cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0, a, lda, b, ldb);
@@ -401,11 +404,14 @@ class BlockCholesky final : public LinearSolver {
   /// each group of blocks below from the run's first down (up to kTileRows rows, whole blocks): one product of the
   /// group's rows of s with the run's rows, then L(i, j) -= its (i, j) part for every block j of the run and every
   /// block i ≥ j of the group, at (target_ row, column_ offset) in t's panel. Every such i is a block of t or below t.
+  /// Where those blocks are consecutive rows and columns of t's panel (Consecutive), the product is subtracted there
+  /// by the BLAS itself (beta = 1): on the N = 500 pile's dumped steps, solves 2 % faster.
   void PlanUpdates() {
     run_ptr_.assign(1, 0);
     run_begin_.clear();
     group_ptr_.assign(1, 0);
     group_begin_.clear();
+    direct_.clear();
     column_.clear();
     target_.clear();
     size_t max_work = 0;
@@ -422,8 +428,14 @@ class BlockCholesky final : public LinearSolver {
           while (group_end < end && RowsFrom(s, u, group_end + 1) <= kTileRows) ++group_end;
           group_begin_.push_back(u);
           max_work = std::max(max_work, static_cast<size_t>(RowsFrom(s, u, group_end)) * RowsFrom(s, e, run_end));
-          for (int j = e; j < run_end; ++j)
-            for (int v = std::max(u, j); v < group_end; ++v) target_.push_back(RowInPanel(t, below_[v]));
+          const bool direct = Consecutive(t, e, run_end, u, group_end);
+          direct_.push_back(direct);
+          if (direct) {
+            target_.push_back(RowInPanel(t, below_[u]));
+          } else {
+            for (int j = e; j < run_end; ++j)
+              for (int v = std::max(u, j); v < group_end; ++v) target_.push_back(RowInPanel(t, below_[v]));
+          }
           u = group_end;
         }
         group_ptr_.push_back(static_cast<int>(group_begin_.size()));
@@ -432,6 +444,16 @@ class BlockCholesky final : public LinearSolver {
       run_ptr_.push_back(static_cast<int>(run_begin_.size()));
     }
     work_.resize(max_work);
+  }
+
+  /// Whether the run's blocks (entries [e, run_end) of below_) are consecutive columns of supernode t's panel and the
+  /// group's blocks ([u, group_end)) consecutive rows of it, so that the update can subtract the product in place.
+  bool Consecutive(int t, int e, int run_end, int u, int group_end) const {
+    for (int j = e; j + 1 < run_end; ++j)
+      if (below_[j + 1] != below_[j] + 1) return false;
+    for (int v = u; v + 1 < group_end; ++v)
+      if (RowInPanel(t, below_[v + 1]) != RowInPanel(t, below_[v]) + size_[below_[v]]) return false;
+    return true;
   }
 
   /// The rows of supernode s's panel taken by the blocks below it at entries [e, end) of below_.
@@ -480,8 +502,13 @@ class BlockCholesky final : public LinearSolver {
         const int u = group_begin_[g], group_end = g + 1 < group_ptr_[r + 1] ? group_begin_[g + 1] : end;
         const int product_rows = RowsFrom(s, u, group_end), h = static_cast<int>(L.outerStride());
         const int ht = static_cast<int>(Lt.outerStride());
-        Gemm(product_rows, run_rows, static_cast<int>(L.cols()), L.data() + row_offset_[u], h,
-             L.data() + row_offset_[e], h, work_.data(), product_rows);
+        if (direct_[g]) {  // the product's blocks above the target's diagonal land in its unused upper triangle
+          Gemm(product_rows, run_rows, static_cast<int>(L.cols()), F{-1}, L.data() + row_offset_[u], h,
+               L.data() + row_offset_[e], h, F{1}, Lt.data() + static_cast<size_t>(column[0]) * ht + *target++, ht);
+          continue;
+        }
+        Gemm(product_rows, run_rows, static_cast<int>(L.cols()), F{1}, L.data() + row_offset_[u], h,
+             L.data() + row_offset_[e], h, F{0}, work_.data(), product_rows);
         for (int j = e; j < run_end; ++j) {
           const int size_j = size_[below_[j]];
           const F* product_j = work_.data() + static_cast<size_t>(row_offset_[j] - row_offset_[e]) * product_rows;
@@ -557,6 +584,7 @@ class BlockCholesky final : public LinearSolver {
   // group's first entry of below_; per block of a run its column in the target panel, and per pair of blocks its row
   // there, in the order UpdateLater walks them (which Factor, supernode by supernode, follows with the cursors).
   std::vector<int> run_ptr_, run_begin_, group_ptr_, group_begin_, column_, target_;
+  std::vector<char> direct_;  // per group: Consecutive, its product subtracted in place (one target_ entry: its row)
   int column_cursor_{0}, target_cursor_{0};
   // Per stored entry of A's lower triangle, its place in values_ and in A.values.
   std::vector<int> entry_slot_, entry_source_;
