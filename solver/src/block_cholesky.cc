@@ -31,8 +31,7 @@ using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
 template <typename T>
 using ConstPanel = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>, 0, Eigen::OuterStride<>>;
 
-/// The BLAS calls of a factorization in its precision.
-/// C ← alpha A Bᵀ + beta C.
+/// The BLAS calls of a factorization in its precision. Gemm: C ← alpha A Bᵀ + beta C.
 inline void Gemm(int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb, double beta,
                  double* c, int ldc) {
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -86,8 +85,9 @@ void PanelTimes(const T* P, int h, int w, const T* x, T* out) {
 template <typename T>
 struct SolveWorkspace {
   std::vector<T> inverse_diagonal, y, t;
-  void Resize(int n, int max_height) {
-    inverse_diagonal.assign(n, T{0});
+  /// `triangular`: for the triangular solves on L, which need the diagonal's reciprocals (the inverted panels' do not).
+  void Resize(int n, int max_height, bool triangular) {
+    if (triangular) inverse_diagonal.assign(n, T{0});
     y.resize(n);
     t.resize(max_height);
   }
@@ -373,9 +373,9 @@ class BlockCholesky final : public LinearSolver {
     values_.assign(panel_ptr_.back(), F{0});
     if (inverted_) {
       single_.assign(panel_ptr_.back(), 0.0f);
-      single_workspace_.Resize(n_, max_height);
+      single_workspace_.Resize(n_, max_height, false);
     } else {
-      workspace_.Resize(n_, max_height);
+      workspace_.Resize(n_, max_height, true);
     }
   }
 

@@ -50,6 +50,19 @@ Sparse BodyMatrix(const std::vector<int>& sizes, int couplings, unsigned seed) {
   return A;
 }
 
+/// Copies `dense` into A's stored entries (A's pattern kept).
+void SetValues(const Eigen::MatrixXd& dense, Sparse* A) {
+  for (int p = 0; p < A->outerSize(); ++p)
+    for (Sparse::InnerIterator it(*A, p); it; ++it) it.valueRef() = dense(it.row(), it.col());
+}
+
+/// *x = A⁻¹ b by `solver`, already analyzed on A's pattern: factors A's values, then solves.
+void FactorAndSolve(LinearSolver* solver, const Sparse& A, const Eigen::VectorXd& b, Eigen::VectorXd* x) {
+  std::string message;
+  ASSERT_TRUE(solver->Factor(View(A), &message)) << message;
+  ASSERT_TRUE(solver->Solve(b, x, &message)) << message;
+}
+
 // 60 bodies, and 200 (whose dense last separator is cut into supernodes of at most 64 columns and updated in groups
 // of at most 64 rows; its sparse parts merge into relaxed supernodes with explicit zeros). Solves in single precision
 // (a preconditioner's) agree to float rounding, in double precision to double rounding.
@@ -74,12 +87,10 @@ TEST_P(BlockCholeskyPrecision, SolvesLikeDenseCholeskyOnBodyPatternsAndRefactors
         for (int p = 0; p < A.nonZeros(); ++p) A.valuePtr()[p] *= A.innerIndexPtr()[p] % 2 == 0 ? 1.1 : 0.9;
       Eigen::MatrixXd dense(A);
       dense = 0.5 * (dense + dense.transpose()).eval();
-      for (int p = 0; p < A.outerSize(); ++p)
-        for (Sparse::InnerIterator it(A, p); it; ++it) it.valueRef() = dense(it.row(), it.col());
-      ASSERT_TRUE(solver->Factor(View(A), &message)) << message;
+      SetValues(dense, &A);
       const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(n, -1.0, 2.0);
       Eigen::VectorXd x;
-      ASSERT_TRUE(solver->Solve(b, &x, &message));
+      ASSERT_NO_FATAL_FAILURE(FactorAndSolve(solver.get(), A, b, &x));
       const Eigen::VectorXd expected = dense.llt().solve(b);
       EXPECT_LE((x - expected).norm(), tolerance * expected.norm()) << "round " << round;
     }
@@ -103,8 +114,8 @@ INSTANTIATE_TEST_SUITE_P(Solves, BlockCholeskyPrecision,
 
 // A matrix that float cannot factor: a body's 2 × 2 block [[1, 1 − 1e-9], [1 − 1e-9, 1]] (its second pivot, 2e-9 in
 // double, rounds to 0 in float), beside a well-conditioned body (uncoupled: any coupling of this size would make the
-// matrix indefinite). kSingle factors it again in double, solves it to
-// double's accuracy, and returns to float when the next matrix allows.
+// matrix indefinite). kSingle factors it again in double, solves it to double's accuracy, and returns to float when
+// the next matrix allows.
 TEST(BlockCholesky, SingleFallsBackToDoubleWhereFloatLosesDefiniteness) {
   const double c = 1.0 - 1e-9;
   Eigen::MatrixXd dense(4, 4);
@@ -114,18 +125,15 @@ TEST(BlockCholesky, SingleFallsBackToDoubleWhereFloatLosesDefiniteness) {
   auto solver = MakeBlockCholeskySolver(CholeskyPrecision::kSingle);
   std::string message;
   ASSERT_TRUE(solver->Analyze(View(A), &message)) << message;
-  ASSERT_TRUE(solver->Factor(View(A), &message)) << message;
   const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(4, -1.0, 2.0);
   Eigen::VectorXd x;
-  ASSERT_TRUE(solver->Solve(b, &x, &message));
+  ASSERT_NO_FATAL_FAILURE(FactorAndSolve(solver.get(), A, b, &x));
   const Eigen::VectorXd expected = dense.llt().solve(b);
   EXPECT_LE((x - expected).norm(), 1e-6 * expected.norm());  // float's solve would be off by ~1e-1 relative, or fail
   // A well-conditioned matrix of the same pattern is factored in float again.
   dense(0, 1) = dense(1, 0) = 0.5;
-  for (int p = 0; p < A.outerSize(); ++p)
-    for (Sparse::InnerIterator it(A, p); it; ++it) it.valueRef() = dense(it.row(), it.col());
-  ASSERT_TRUE(solver->Factor(View(A), &message)) << message;
-  ASSERT_TRUE(solver->Solve(b, &x, &message));
+  SetValues(dense, &A);
+  ASSERT_NO_FATAL_FAILURE(FactorAndSolve(solver.get(), A, b, &x));
   const Eigen::VectorXd well = dense.llt().solve(b);
   EXPECT_LE((x - well).norm(), 1e-5 * well.norm());
   EXPECT_GT((x - well).norm(), 1e-12 * well.norm());  // float rounding: not the double factorization
@@ -140,10 +148,9 @@ TEST(BlockCholesky, SolvesADenseMatrixAsOnePatternCutIntoBlocks) {
   auto solver = MakeBlockCholeskySolver(CholeskyPrecision::kSingleInverted);
   std::string message;
   ASSERT_TRUE(solver->Analyze(View(A), &message)) << message;
-  ASSERT_TRUE(solver->Factor(View(A), &message)) << message;
   const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(150, -1.0, 2.0);
   Eigen::VectorXd x;
-  ASSERT_TRUE(solver->Solve(b, &x, &message));
+  ASSERT_NO_FATAL_FAILURE(FactorAndSolve(solver.get(), A, b, &x));
   const Eigen::VectorXd expected = dense.llt().solve(b);
   EXPECT_LE((x - expected).norm(), 1e-5 * expected.norm());
 }
