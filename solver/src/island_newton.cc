@@ -44,7 +44,7 @@ bool IslandNewton::UpdatePhase(const Options& o) {
     if (phase_ == Phase::kNewton && record_.alpha < o.secant_entry_alpha && record_.vt_residual > exit)
       phase_ = Phase::kSecant;
     else if (phase_ == Phase::kSecant && record_.vt_residual <= exit)
-      phase_ = Phase::kFinalNewton;
+      phase_ = Phase::kNewton;
   }
   if (phase_ == before) return false;
   phase_iterations_ = 0;
@@ -58,7 +58,6 @@ kernels::SlidingBlock IslandNewton::sliding_block() const {
     case Phase::kSecant:
       return kernels::SlidingBlock::kSecant;
     case Phase::kNewton:
-    case Phase::kFinalNewton:
       break;
   }
   return kernels::SlidingBlock::kTangent;

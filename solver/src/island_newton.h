@@ -59,8 +59,9 @@ class IslandNewton {
  public:
   /// The primal–dual iteration (FrictionNewton::kPrimalDual) until it converges or stalls; then, or from the start
   /// under FrictionNewton::kTangent, the paper's iteration with the secant safeguard (Options::secant_safeguard):
-  /// Newton until a cut step, secant, then Newton to the end.
-  enum class Phase { kPrimalDual, kNewton, kSecant, kFinalNewton };
+  /// Newton until a cut step, secant until the updates are small, then Newton again (whose next cut step enters the
+  /// secant phase anew).
+  enum class Phase { kPrimalDual, kNewton, kSecant };
 
   /// `type`: the backend of the Newton matrix (not kAuto); `symmetric`: the matrix is SPD (one-way coupling);
   /// `num_threads`: the threads that backend's factorizations may use (MakeLinearSolver); `schwarz`: the symmetric
