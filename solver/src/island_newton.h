@@ -59,9 +59,9 @@ class IslandNewton {
  public:
   /// The primal–dual iteration (FrictionNewton::kPrimalDual) until it converges or stalls; then, or from the start
   /// under FrictionNewton::kTangent, the paper's iteration with the secant safeguard (Options::secant_safeguard):
-  /// Newton until a cut step, secant until the updates are small, then Newton again (whose next cut step enters the
-  /// secant phase anew).
-  enum class Phase { kPrimalDual, kNewton, kSecant };
+  /// Newton until a cut step, secant, then Newton to the end (kFinalNewton); after a primal–dual fallback, a cut step
+  /// of that last phase enters the secant phase anew.
+  enum class Phase { kPrimalDual, kNewton, kSecant, kFinalNewton };
 
   /// `type`: the backend of the Newton matrix (not kAuto); `symmetric`: the matrix is SPD (one-way coupling);
   /// `num_threads`: the threads that backend's factorizations may use (MakeLinearSolver); `schwarz`: the symmetric
@@ -142,6 +142,7 @@ class IslandNewton {
   int phase_iterations_{0};  // iterations in the current phase
   double last_update_{0.0};  // the last iteration's max ‖Δvt,i‖, |Δvn,i| (m/s); ∞ before a solve's first
   int non_descent_{0};       // primal–dual directions that were not descent directions (TALS fallbacks)
+  bool fell_back_{false};    // the primal–dual iteration fell back to Newton in this solve
   Status status_{Status::kMaxIterationsReached};
   std::string message_;
   // The island's view of the Newton system (local indices): the matrix and its symmetric part read in place in the

@@ -333,7 +333,8 @@ TEST(ClutterBin, DroppedPileConvergesWithoutRetries) {
 // The settled 500-body pile of the piles folder (TAMSI_PILES_DIR; README, "Settled piles"). On its eighth step the
 // primal–dual iteration cycles and falls back to the paper's; that iteration then repeated a 7-iteration orbit (six
 // full steps whose ‖Δvt‖ grows from 1.3 v_s to 88 v_s, then a cut one) to the iteration cap, because the secant phase
-// ended for good after one secant step. Cut steps now enter the secant phase again, and the solve converges.
+// ended for good after one secant step. After a fallback, cut steps now enter the secant phase again, and the solve
+// converges.
 TEST(ClutterBin, SettledPileStepsWithoutFailedSolves) {
   const char* piles = std::getenv("TAMSI_PILES_DIR");
   if (piles == nullptr || *piles == '\0') GTEST_SKIP() << "needs TAMSI_PILES_DIR (README, \"Settled piles\")";

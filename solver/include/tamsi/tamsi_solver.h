@@ -170,11 +170,12 @@ struct Options {
   /// to α < secant_entry_alpha while max ‖Δvt,i‖ > secant_exit_factor · v_s enters a secant phase: its sliding
   /// contacts get the secant friction stiffness (π μ̃/‖vt‖) I in place of the tangent of eq. 16, whose missing
   /// stiffness along the slip makes Newton steps overshoot across the stiction disk (kernels::CalcContactForces).
-  /// The phase ends once max ‖Δvt,i‖ ≤ secant_exit_factor · v_s; the island then goes on with the Newton matrix of
-  /// eq. 23 (eq. 17), so the converged v and the final convergence rate are Newton's, and a later cut step enters the
-  /// secant phase again (after a primal–dual fallback on the settled N = 500 pile's eighth step, Newton otherwise
-  /// repeated a 7-iteration orbit of growing full steps and one cut step to the iteration cap). Solves whose steps
-  /// are not cut never enter it. Off: the paper's iteration.
+  /// The phase ends, for the rest of the solve, once max ‖Δvt,i‖ ≤ secant_exit_factor · v_s; the island then
+  /// finishes with the Newton matrix of eq. 23 (eq. 17), so the converged v and the final convergence rate are
+  /// Newton's. After a primal–dual fallback (FrictionNewton::kPrimalDual) a later cut step enters the secant phase
+  /// again: on the settled N = 500 pile's eighth step, Newton from the fallback's iterate otherwise repeated a
+  /// 7-iteration orbit of growing full steps and one cut step to the iteration cap. Solves whose steps are not cut
+  /// never enter it. Off: the paper's iteration.
   bool secant_safeguard{true};
   /// α below which the secant phase starts, in (0, 1].
   double secant_entry_alpha{0.5};
