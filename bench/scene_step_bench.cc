@@ -41,7 +41,10 @@ SimulatorOptions OptionsFor(int engine, const Scene& scene, int threads = 1) {
   if (engine == 4) options.solver.coupling = Coupling::kOneWay;
   if (engine == 7) options.narrow_phase = NarrowPhase::kMujoco;
   if (engine == 8) options.solver.schwarz_threshold = std::numeric_limits<int>::max();
-  if (engine == 9) options.solver.schwarz_threshold = 1;
+  if (engine == 9) {
+    options.solver.schwarz_threshold = 1;
+    options.solver.cholesky_flops_per_velocity = 0.0;
+  }
   options.mujoco_solver = engine == 1 ? mjSOL_NEWTON : engine == 2 ? mjSOL_CG : -1;
   options.contact = scene.contact;
   options.solver.stiction_tolerance = scene.stiction_tolerance;

@@ -168,13 +168,14 @@ ContactProblem WithoutLastContact(const ContactProblem& problem) {
 }
 
 /// The dumped step at $TAMSI_DUMPED_PROBLEM (`tamsi run --dump-problems`), with the default options over the thread
-/// budgets (and, with schwarz_all = 1, every island preconditioned by Schwarz: schwarz_threshold 1; part_bodies > 0:
-/// Options::schwarz_part_bodies), the structure kept across iterations as in a simulator's steady state. cold = 1: a
-/// new solver per iteration, so the structure, the symbolic analyses and the first touch of every buffer are timed
-/// too, as in a simulation's first step; cold = 2: one solver that solves, untimed, the step without its last contact
-/// before each timed solve, so the structure and the analyses are rebuilt in buffers already in use, as in a
-/// simulation step whose contacts changed. The label ends with an FNV-1a hash of v's bytes: the same hash for every
-/// thread count is the bitwise determinism the solver promises. Skipped when the variable is unset.
+/// budgets (and, with schwarz_all = 1, every island preconditioned by Schwarz: schwarz_threshold 1,
+/// cholesky_flops_per_velocity 0; part_bodies > 0: Options::schwarz_part_bodies), the structure kept across iterations
+/// as in a simulator's steady state. cold = 1: a new solver per iteration, so the structure, the symbolic analyses and
+/// the first touch of every buffer are timed too, as in a simulation's first step; cold = 2: one solver that solves,
+/// untimed, the step without its last contact before each timed solve, so the structure and the analyses are rebuilt in
+/// buffers already in use, as in a simulation step whose contacts changed. The label ends with an FNV-1a hash of v's
+/// bytes: the same hash for every thread count is the bitwise determinism the solver promises. Skipped when the
+/// variable is unset.
 void BM_TamsiSolveDumpedProblem(benchmark::State& state) {
   const char* path = std::getenv("TAMSI_DUMPED_PROBLEM");
   if (path == nullptr) {
@@ -184,7 +185,10 @@ void BM_TamsiSolveDumpedProblem(benchmark::State& state) {
   const ContactProblem problem = ReadProblem(path);
   Options options;
   options.num_threads = static_cast<int>(state.range(0));
-  if (state.range(1)) options.schwarz_threshold = 1;
+  if (state.range(1)) {
+    options.schwarz_threshold = 1;
+    options.cholesky_flops_per_velocity = 0.0;
+  }
   if (state.range(2)) options.schwarz_part_bodies = static_cast<int>(state.range(2));
   Result result;
   if (state.range(3) == 1) {

@@ -217,6 +217,8 @@ void BindOptions(py::module_& m) {
                   "symmetric: reuse the last Cholesky of S once the Newton update is at most this many v_s, >= 0");
   o.def_readwrite("max_krylov_iterations", &Options::max_krylov_iterations);
   o.def_readwrite("schwarz_threshold", &Options::schwarz_threshold);
+  o.def_readwrite("cholesky_flops_per_velocity", &Options::cholesky_flops_per_velocity,
+                  "symmetric: islands above schwarz_threshold keep the Cholesky at most this many flops per velocity");
   o.def_readwrite("schwarz_part_bodies", &Options::schwarz_part_bodies);
   o.def_readwrite("schwarz_refactor_tolerance", &Options::schwarz_refactor_tolerance);
   o.def_readwrite("schwarz_krylov_tolerance", &Options::schwarz_krylov_tolerance);

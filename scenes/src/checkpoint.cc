@@ -132,6 +132,7 @@ std::map<std::string, std::string> PhysicsFingerprint(const Simulator& sim) {
           {"solver.krylov_tolerance", Text(solver.krylov_tolerance)},
           {"solver.keep_preconditioner_update", Text(solver.keep_preconditioner_update)},
           {"solver.schwarz_threshold", std::to_string(solver.schwarz_threshold)},
+          {"solver.cholesky_flops_per_velocity", Text(solver.cholesky_flops_per_velocity)},
           {"solver.schwarz_part_bodies", std::to_string(solver.schwarz_part_bodies)},
           {"solver.schwarz_refactor_tolerance", Text(solver.schwarz_refactor_tolerance)},
           {"solver.linear_solver", ToString(solver.linear_solver)},

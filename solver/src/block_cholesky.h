@@ -33,4 +33,11 @@ namespace tamsi::internal {
 enum class CholeskyPrecision { kDouble, kSingle, kSingleInverted };
 std::unique_ptr<LinearSolver> MakeBlockCholeskySolver(CholeskyPrecision precision);
 
+/// The flops of the block Cholesky of S (its pattern), from AMD's counts on the graph of S's blocks (the same blocks
+/// and order as Analyze), each a block operation of the mean block size s = n / blocks: s³ (2 · multiply–subtract
+/// pairs + blocks below the diagonal + blocks / 3). A chain of k blocks: s³ (3 (k − 1) + k / 3). Within 3 % of the
+/// supernodal factorization's own count on the settled piles (N = 500: 2.74e7 against 2.80e7; N = 1,000: 1.34e8
+/// against 1.35e8). ∞ when AMD fails.
+double EstimateCholeskyFlops(const CscView& S);
+
 }  // namespace tamsi::internal

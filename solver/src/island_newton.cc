@@ -155,6 +155,7 @@ bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
   Clock::time_point t = Clock::now();
   const CscView& S = symmetric_block_;
   if (!symmetric_analyzed_) {
+    if (schwarz_ && EstimateCholeskyFlops(S) <= data.options.cholesky_flops_per_velocity * S.n) schwarz_.reset();
     if (schwarz_) {
       // The island's bodies, numbered from 0 in the order of their first velocity.
       const IslandPartition& P = data.partition;

@@ -65,7 +65,8 @@ class IslandNewton {
 
   /// `type`: the backend of the Newton matrix (not kAuto); `symmetric`: the matrix is SPD (one-way coupling);
   /// `num_threads`: the threads that backend's factorizations may use (MakeLinearSolver); `schwarz`: the symmetric
-  /// preconditioner is overlapping Schwarz rather than a block Cholesky of S (Options::schwarz_threshold).
+  /// preconditioner is overlapping Schwarz rather than a block Cholesky of S (Options::schwarz_threshold), unless the
+  /// Cholesky is cheap (Options::cholesky_flops_per_velocity, decided at the first analysis).
   IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads, bool schwarz);
 
   /// Starts a new solve: not done, in the primal–dual or the Newton phase (Options::friction_newton).
@@ -105,7 +106,8 @@ class IslandNewton {
   /// holds a factorization from this solve, and its last update was at most Options::keep_preconditioner_update · v_s.
   bool KeepsSymmetricFactorization(const Options& options) const;
   /// The symmetric preconditioner of this iteration's S: its block Cholesky factorization, or Schwarz's subdomain
-  /// factorizations (analyzed on the island's first iteration). False when S (or a subdomain block) is not SPD.
+  /// factorizations (analyzed on the island's first iteration, where an island meant for Schwarz keeps the Cholesky
+  /// if it is cheap). False when S (or a subdomain block) is not SPD.
   bool FactorSymmetricPart(const IslandIterationData& data);
   /// GMRES on the island's system, right-preconditioned by `precondition`, to `tolerance` within `max_iterations`.
   bool SolveWithGmres(const IslandIterationData& data, const Preconditioner& precondition, double tolerance,

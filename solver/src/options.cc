@@ -125,6 +125,8 @@ bool Options::IsValid(std::string* error) const {
        << keep_preconditioner_update;
   } else if (schwarz_threshold < 1) {
     os << "Options.schwarz_threshold: must be ≥ 1 velocity, got " << schwarz_threshold;
+  } else if (!(cholesky_flops_per_velocity >= 0.0) || !std::isfinite(cholesky_flops_per_velocity)) {
+    os << "Options.cholesky_flops_per_velocity: must be finite and ≥ 0, got " << cholesky_flops_per_velocity;
   } else if (schwarz_part_bodies < 1) {
     os << "Options.schwarz_part_bodies: must be ≥ 1, got " << schwarz_part_bodies;
   } else if (!(schwarz_krylov_tolerance > 0.0 && schwarz_krylov_tolerance < 1.0)) {

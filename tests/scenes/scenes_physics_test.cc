@@ -403,6 +403,7 @@ TEST(ClutterBin, KrylovNewtonSolvesAgreeWithExactNewtonOnPileSteps) {
     schwarz.newton_solve = NewtonSolve::kSymmetricPreconditioner;
     schwarz.dense_threshold = 0;
     schwarz.schwarz_threshold = 1;
+    schwarz.cholesky_flops_per_velocity = 0.0;
     schwarz.schwarz_part_bodies = 16;
     Result one_thread;
     ASSERT_EQ(TamsiSolver(schwarz).Solve(problem, &one_thread), Status::kSuccess);

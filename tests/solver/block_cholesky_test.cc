@@ -6,6 +6,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/SparseCore>
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -61,6 +62,23 @@ void FactorAndSolve(LinearSolver* solver, const Sparse& A, const Eigen::VectorXd
   std::string message;
   ASSERT_TRUE(solver->Factor(View(A), &message)) << message;
   ASSERT_TRUE(solver->Solve(b, x, &message)) << message;
+}
+
+// EstimateCholeskyFlops counts block operations: a chain of k bodies of 6 velocities (block tridiagonal, no fill)
+// costs 6³ (3 (k − 1) + k / 3); bodies coupled at random (fill) cost more per body, and more as they grow in number.
+TEST(EstimateCholeskyFlops, CountsTheBlockOperationsOfAChainAndGrowsWithFill) {
+  const int k = 40;
+  Eigen::MatrixXd dense = Eigen::MatrixXd::Zero(6 * k, 6 * k);
+  for (int b = 0; b < k; ++b)
+    for (int c = std::max(0, b - 1); c <= std::min(k - 1, b + 1); ++c) dense.block<6, 6>(6 * b, 6 * c).setConstant(1.0);
+  Sparse chain = dense.sparseView();
+  chain.makeCompressed();
+  EXPECT_NEAR(EstimateCholeskyFlops(View(chain)), 216.0 * (3.0 * (k - 1) + k / 3.0), 1e-9);
+  const Sparse few = BodyMatrix(std::vector<int>(60, 6), 3, 1), many = BodyMatrix(std::vector<int>(240, 6), 3, 1);
+  const double per_body_few = EstimateCholeskyFlops(View(few)) / 60,
+               per_body_many = EstimateCholeskyFlops(View(many)) / 240;
+  EXPECT_GT(per_body_few, 2.0 * EstimateCholeskyFlops(View(chain)) / k);
+  EXPECT_GT(per_body_many, 2.0 * per_body_few);
 }
 
 // 60 bodies, and 200 (whose dense last separator is cut into supernodes of at most 64 columns and updated in groups

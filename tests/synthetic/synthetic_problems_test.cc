@@ -442,11 +442,12 @@ TEST(SlidingTower, KrylovNewtonSolvesAgreeWithExactNewton) {
                 result.summary.counters.newton_systems);
     }
   }
-  // Overlapping Schwarz in place of the Cholesky (forced by a threshold of one velocity; subdomains of 8 spheres +
-  // overlap): GMRES solves every Newton system, the solution is exact Newton's to the tolerance, and it is bitwise
-  // identical for 1, 2 and 4 threads (subdomains factored and applied in parallel, parallel GMRES).
+  // Overlapping Schwarz in place of the Cholesky (forced by a threshold of one velocity and no flops budget; subdomains
+  // of 8 spheres + overlap): GMRES solves every Newton system, the solution is exact Newton's to the tolerance, and it
+  // is bitwise identical for 1, 2 and 4 threads (subdomains factored and applied in parallel, parallel GMRES).
   tower.options.newton_solve = NewtonSolve::kSymmetricPreconditioner;
   tower.options.schwarz_threshold = 1;
+  tower.options.cholesky_flops_per_velocity = 0.0;
   tower.options.schwarz_part_bodies = 8;
   Result reference;
   for (int threads : {1, 2, 4}) {
@@ -469,6 +470,26 @@ TEST(SlidingTower, KrylovNewtonSolvesAgreeWithExactNewton) {
   }
 }
 
+// An island above schwarz_threshold whose Cholesky is cheap keeps it (Options::cholesky_flops_per_velocity): the
+// 300-sphere tower is a chain, whose block Cholesky has no fill (AMD's estimate: about 36 flops per velocity). With the
+// default budget it is factored, not split into Schwarz subdomains; with a budget below its estimate it goes on
+// Schwarz. Both solutions are exact Newton's to the tolerance.
+TEST(SlidingTower, AnIslandAboveTheSchwarzThresholdKeepsACheapCholesky) {
+  SlidingTowerReference tower = SolveSlidingTowerExactly();
+  ASSERT_EQ(tower.exact.summary.status, Status::kSuccess);
+  tower.options.newton_solve = NewtonSolve::kSymmetricPreconditioner;
+  tower.options.schwarz_threshold = 1;
+  for (double budget : {Options{}.cholesky_flops_per_velocity, 100.0, 10.0}) {
+    SCOPED_TRACE(budget);
+    tower.options.cholesky_flops_per_velocity = budget;
+    Result result;
+    ASSERT_EQ(TamsiSolver(tower.options).Solve(tower.problem, &result), Status::kSuccess)
+        << result.summary.BriefReport();
+    EXPECT_EQ(result.summary.counters.schwarz_islands, budget > 50.0 ? 0 : 1);
+    EXPECT_LT((result.v - tower.exact.v).lpNorm<Eigen::Infinity>(), 1e-7);
+  }
+}
+
 // Schwarz keeps a subdomain's factorization while its block holds still (Options::schwarz_refactor_tolerance): with a
 // tolerance of 0 every block is factored in every Newton iteration; with the default, the last iterations, whose
 // blocks hardly move, keep some; with no limit only the first iteration factors. The solution is exact Newton's to
@@ -478,6 +499,7 @@ TEST(SlidingTower, SchwarzRefactorsOnlyTheSubdomainsThatChanged) {
   ASSERT_EQ(tower.exact.summary.status, Status::kSuccess);
   tower.options.newton_solve = NewtonSolve::kSymmetricPreconditioner;
   tower.options.schwarz_threshold = 1;
+  tower.options.cholesky_flops_per_velocity = 0.0;
   tower.options.schwarz_part_bodies = 8;
   long long every_block = 0;
   for (double tolerance : {0.0, Options{}.schwarz_refactor_tolerance, std::numeric_limits<double>::max()}) {

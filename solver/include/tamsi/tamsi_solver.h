@@ -224,7 +224,15 @@ struct Options {
   /// one thread: the 1,000-body pile's first 15 steps take 2.5–2.8 s against Schwarz's 3.9–4.0 s, the 3,000-body
   /// pile's first 5 steps 7.5 s against 4.9 s. Kept at 5,000 because Schwarz's work splits over threads and the
   /// Cholesky's does not; not chosen by the thread count, so that results stay bitwise identical for any num_threads.
+  /// Such an island still keeps the Cholesky where it is cheap (cholesky_flops_per_velocity).
   int schwarz_threshold{5000};
+  /// kSymmetricPreconditioner, two-way: an island of at least schwarz_threshold velocities keeps the Cholesky of S
+  /// when AMD's estimate of its flops (per velocity, at the island's first Newton iteration) is at most this, ≥ 0;
+  /// 0: every such island on Schwarz. The settled piles: N = 500 ~8,800, N = 1,000 ~22,000 (on Schwarz), N = 3,000
+  /// ~100,000; one tower of spheres ~30 at any height, factored 1.4–1.5× faster than Schwarz preconditions it on one
+  /// thread (6,000 to 60,000 velocities); the 1,000-body dropped bin's islands of 5,000–5,900 velocities 900–10,000.
+  /// 15,000: no island costlier per velocity than the N = 500 pile's, which the Cholesky takes at any thread count.
+  double cholesky_flops_per_velocity{15000.0};
   /// Schwarz: the most bodies (velocities joined through M or touched by the same contacts) per subdomain before one
   /// layer of overlap is added, ≥ 1; an island of fewer than 16 × this many bodies is cut into parts of at most
   /// ⌈bodies / 16⌉ instead, so that 16 cores have work. 256: the fastest on the N = 10,000 pile (64 subdomains, 233
