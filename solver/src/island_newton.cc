@@ -31,7 +31,6 @@ void IslandNewton::Start(const Options& o) {
   phase_ = o.friction_newton == FrictionNewton::kPrimalDual ? Phase::kPrimalDual : Phase::kNewton;
   phase_iterations_ = 0;
   non_descent_ = 0;
-  fell_back_ = false;
   last_update_ = std::numeric_limits<double>::infinity();  // a solve's first iteration factors S
 }
 
@@ -39,16 +38,15 @@ bool IslandNewton::UpdatePhase(const Options& o) {
   const Phase before = phase_;
   const double exit = o.secant_exit_factor * o.stiction_tolerance;
   if (phase_ == Phase::kPrimalDual) {
-    if (phase_iterations_ >= o.primal_dual_stall_iterations || non_descent_ >= o.primal_dual_max_non_descent) {
+    if (phase_iterations_ >= o.primal_dual_stall_iterations || non_descent_ >= o.primal_dual_max_non_descent)
       phase_ = Phase::kNewton;
-      fell_back_ = true;
-    }
   } else if (o.secant_safeguard) {
-    // After a primal–dual fallback, Newton starts inside an orbit and may return to it: every cut step enters the
-    // secant phase. Otherwise Newton's cut steps after the secant phase finish the solve (a tower's cascade of
-    // transitions), and a secant step after each would only slow it.
+    // After a primal–dual fallback (a solve that began primal–dual and is past it), Newton starts inside an orbit and
+    // may return to it: every cut step enters the secant phase. Otherwise Newton's cut steps after the secant phase
+    // finish the solve (a tower's cascade of transitions), and a secant step after each would only slow it.
+    const bool fell_back = o.friction_newton == FrictionNewton::kPrimalDual;
     const bool cut = record_.alpha < o.secant_entry_alpha && record_.vt_residual > exit;
-    if (cut && (phase_ == Phase::kNewton || (phase_ == Phase::kFinalNewton && fell_back_)))
+    if (cut && (phase_ == Phase::kNewton || (phase_ == Phase::kFinalNewton && fell_back)))
       phase_ = Phase::kSecant;
     else if (phase_ == Phase::kSecant && record_.vt_residual <= exit)
       phase_ = Phase::kFinalNewton;

@@ -144,7 +144,6 @@ class IslandNewton {
   int phase_iterations_{0};  // iterations in the current phase
   double last_update_{0.0};  // the last iteration's max ‖Δvt,i‖, |Δvn,i| (m/s); ∞ before a solve's first
   int non_descent_{0};       // primal–dual directions that were not descent directions (TALS fallbacks)
-  bool fell_back_{false};    // the primal–dual iteration fell back to Newton in this solve
   Status status_{Status::kMaxIterationsReached};
   std::string message_;
   // The island's view of the Newton system (local indices): the matrix and its symmetric part read in place in the

@@ -228,8 +228,8 @@ struct Options {
   int schwarz_threshold{5000};
   /// kSymmetricPreconditioner, two-way: an island of at least schwarz_threshold velocities keeps the Cholesky of S
   /// when AMD's estimate of its flops (per velocity, at the island's first Newton iteration) is at most this, ≥ 0;
-  /// 0: every such island on Schwarz. The settled piles: N = 500 ~8,800, N = 1,000 ~22,000 (on Schwarz), N = 3,000
-  /// ~100,000; one tower of spheres ~30 at any height, factored 1.4–1.5× faster than Schwarz preconditions it on one
+  /// 0: every such island on Schwarz. The settled piles: N = 500 ~9,200, N = 1,000 ~22,500 (on Schwarz), N = 3,000
+  /// ~100,000; one tower of spheres ~36 at any height, factored 1.4–1.5× faster than Schwarz preconditions it on one
   /// thread (6,000 to 60,000 velocities); the 1,000-body dropped bin's islands of 5,000–5,900 velocities 900–10,000.
   /// 15,000: no island costlier per velocity than the N = 500 pile's, which the Cholesky takes at any thread count.
   double cholesky_flops_per_velocity{15000.0};
