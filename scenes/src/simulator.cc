@@ -100,7 +100,7 @@ std::string RunStatistics::Report() const {
   out << "iterations       mean " << Format("%.3g", iterations_mean()) << ", max " << iterations_max;
   if (solves > 0) {
     out << " (" << counters.secant_iterations << " with the secant safeguard; " << counters.primal_dual_fallbacks
-        << " primal-dual fallbacks)\n";
+        << " primal-dual fallbacks; " << counters.symmetric_directions << " symmetric directions)\n";
   } else {
     out << " (MuJoCo's solver: per step, the most of any of its islands)\n";
   }

@@ -41,12 +41,7 @@ bool IslandNewton::UpdatePhase(const Options& o) {
     if (phase_iterations_ >= o.primal_dual_stall_iterations || non_descent_ >= o.primal_dual_max_non_descent)
       phase_ = Phase::kNewton;
   } else if (o.secant_safeguard) {
-    // After a primal–dual fallback (a solve that began primal–dual and is past it), Newton starts inside an orbit and
-    // may return to it: every cut step enters the secant phase. Otherwise Newton's cut steps after the secant phase
-    // finish the solve (a tower's cascade of transitions), and a secant step after each would only slow it.
-    const bool fell_back = o.friction_newton == FrictionNewton::kPrimalDual;
-    const bool cut = record_.alpha < o.secant_entry_alpha && record_.vt_residual > exit;
-    if (cut && (phase_ == Phase::kNewton || (phase_ == Phase::kFinalNewton && fell_back)))
+    if (phase_ == Phase::kNewton && record_.alpha < o.secant_entry_alpha && record_.vt_residual > exit)
       phase_ = Phase::kSecant;
     else if (phase_ == Phase::kSecant && record_.vt_residual <= exit)
       phase_ = Phase::kFinalNewton;
@@ -283,11 +278,24 @@ void IslandNewton::CalcStepLength(const IslandIterationData& data) {
   }
   if (o.line_search == LineSearch::kTals) tals();
   if (o.line_search == LineSearch::kExact) {
-    const double alpha = exact(1.0, LineSearchSlope::kLaggedPotential);
+    double alpha = exact(1.0, LineSearchSlope::kLaggedPotential);
+    if (alpha <= 0.0 && UseSymmetricDirection(data)) alpha = exact(1.0, LineSearchSlope::kLaggedPotential);
     tals();
     record_.tals_fallback = alpha <= 0.0;
     record_.alpha = std::max(record_.alpha, alpha);
   }
+}
+
+bool IslandNewton::UseSymmetricDirection(const IslandIterationData& data) {
+  if (!symmetric_factored_) return false;
+  const bool applied = schwarz_ ? schwarz_->Apply(data.budget, rhs_, &symmetric_dv_)
+                                : symmetric_solver_->Solve(rhs_, &symmetric_dv_, nullptr);
+  if (!applied || !symmetric_dv_.allFinite()) return false;
+  dv_.swap(symmetric_dv_);
+  record_.vn_residual = record_.vt_residual = 0.0;
+  CalcContactVelocityChanges(data);
+  ++record_.counters.symmetric_directions;
+  return true;
 }
 
 void IslandNewton::UpdateDuals(const IslandIterationData& data) const {

@@ -119,6 +119,10 @@ class IslandNewton {
   /// α by Options::line_search (TALS, the exact line search with TALS beside it, or 1); in the primal–dual phase the
   /// exact line search is alone, up to Options::primal_dual_max_alpha, with TALS where Δv is not a descent direction.
   void CalcStepLength(const IslandIterationData& data);
+  /// Where the Newton direction is not a descent direction of the lagged potential (whose gradient at v is the
+  /// residual), the direction −P⁻¹ r of the island's symmetric preconditioner P of S = M + h(W_nn + W_tt), SPD and
+  /// so a descent direction, with its contact velocity changes. False (Δv unchanged) where the island holds none.
+  bool UseSymmetricDirection(const IslandIterationData& data);
   /// The primal–dual phase: every contact's dual from the full Newton step (kernels::UpdatePrimalDual).
   void UpdateDuals(const IslandIterationData& data) const;
   /// Ends the island's solve with `status`; returns false.
@@ -151,6 +155,7 @@ class IslandNewton {
   // and the island's part of the direction.
   CscView system_block_, symmetric_block_;
   Eigen::VectorXd values_, rhs_, dv_;
+  Eigen::VectorXd symmetric_dv_;  // UseSymmetricDirection's direction, swapped into dv_ where it is taken
   IslandIterationRecord record_;
 };
 

@@ -80,7 +80,11 @@ enum class LineSearch {
   /// Under plain TALS one transitioning contact limits every other one, so islands with many simultaneous
   /// transitions crawl; α* resolves all of them along the line at once. Where ℓ's lagged normal force makes α*
   /// short while TALS sees no transition, TALS's longer step is kept. Without a descent direction (ℓ'(0) ≥ 0,
-  /// possible under two-way coupling) α = α_T.
+  /// possible under two-way coupling), an island preconditioned by S (NewtonSolve::kSymmetricPreconditioner) takes
+  /// the preconditioner's direction Δv = −P⁻¹ r instead (P: S's block Cholesky, possibly kept from an earlier
+  /// iteration, or its Schwarz approximation; SPD, so ℓ'(0) = −rᵀP⁻¹r < 0) and searches along it
+  /// (SolveCounters::symmetric_directions); other islands take α = α_T. Alone, TALS on the non-descent direction
+  /// could step back to the previous iterate: a 2-cycle to the iteration cap on settled piles' steps.
   kExact,
 };
 
@@ -172,10 +176,7 @@ struct Options {
   /// stiffness along the slip makes Newton steps overshoot across the stiction disk (kernels::CalcContactForces).
   /// The phase ends, for the rest of the solve, once max ‖Δvt,i‖ ≤ secant_exit_factor · v_s; the island then
   /// finishes with the Newton matrix of eq. 23 (eq. 17), so the converged v and the final convergence rate are
-  /// Newton's. After a primal–dual fallback (FrictionNewton::kPrimalDual) a later cut step enters the secant phase
-  /// again: on the settled N = 500 pile's eighth step, Newton from the fallback's iterate otherwise repeated a
-  /// 7-iteration orbit of growing full steps and one cut step to the iteration cap. Solves whose steps are not cut
-  /// never enter it. Off: the paper's iteration.
+  /// Newton's. Solves whose steps are not cut never enter it. Off: the paper's iteration.
   bool secant_safeguard{true};
   /// α below which the secant phase starts, in (0, 1].
   double secant_entry_alpha{0.5};
@@ -270,6 +271,9 @@ struct SolveCounters {
   long long secant_iterations{0};
   /// Islands whose primal–dual iteration stalled or cycled and fell back to the paper's (FrictionNewton::kPrimalDual).
   long long primal_dual_fallbacks{0};
+  /// Island iterations whose Newton direction was not a descent direction of the exact line search's lagged potential
+  /// and that stepped along the symmetric preconditioner's direction instead (LineSearch::kExact).
+  long long symmetric_directions{0};
   /// Symbolic analyses done, summed over islands: 0 when the Newton matrix had the pattern of the previous solve, even
   /// with other contacts (the same pairs of bodies touching), whose islands and analyses are kept.
   long long symbolic_factorizations{0};
@@ -304,6 +308,7 @@ template <typename Visitor>
 constexpr void ForEachCounter(Visitor&& visit) {
   visit("secant_iterations", &SolveCounters::secant_iterations);
   visit("primal_dual_fallbacks", &SolveCounters::primal_dual_fallbacks);
+  visit("symmetric_directions", &SolveCounters::symmetric_directions);
   visit("symbolic_factorizations", &SolveCounters::symbolic_factorizations);
   visit("numeric_factorizations", &SolveCounters::numeric_factorizations);
   visit("newton_systems", &SolveCounters::newton_systems);
