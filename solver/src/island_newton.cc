@@ -1,5 +1,6 @@
 #include "island_newton.h"
 
+#include <Eigen/Cholesky>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -287,14 +288,28 @@ void IslandNewton::CalcStepLength(const IslandIterationData& data) {
 }
 
 bool IslandNewton::UseSymmetricDirection(const IslandIterationData& data) {
-  if (!symmetric_factored_) return false;
-  const bool applied = schwarz_ ? schwarz_->Apply(data.budget, rhs_, &symmetric_dv_)
-                                : symmetric_solver_->Solve(rhs_, &symmetric_dv_, nullptr);
+  bool applied = false;
+  if (symmetric_factored_)
+    applied = schwarz_ ? schwarz_->Apply(data.budget, rhs_, &symmetric_dv_)
+                       : symmetric_solver_->Solve(rhs_, &symmetric_dv_, nullptr);
+  else if (type_ == LinearSolverType::kDense && data.symmetric_values.size() > 0)
+    applied = SolveSymmetricPartDensely();
   if (!applied || !symmetric_dv_.allFinite()) return false;
   dv_.swap(symmetric_dv_);
   record_.vn_residual = record_.vt_residual = 0.0;
   CalcContactVelocityChanges(data);
   ++record_.counters.symmetric_directions;
+  return true;
+}
+
+bool IslandNewton::SolveSymmetricPartDensely() {
+  const CscView& S = symmetric_block_;
+  dense_symmetric_.setZero(S.n, S.n);
+  for (int j = 0; j < S.n; ++j)
+    for (int p = S.col_ptr[j]; p < S.col_ptr[j + 1]; ++p) dense_symmetric_(S.row_index[p], j) = S.values[S.slot(p)];
+  Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(dense_symmetric_);
+  if (llt.info() != Eigen::Success) return false;
+  symmetric_dv_ = llt.solve(rhs_);
   return true;
 }
 

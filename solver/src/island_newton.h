@@ -121,8 +121,11 @@ class IslandNewton {
   void CalcStepLength(const IslandIterationData& data);
   /// Where the Newton direction is not a descent direction of the lagged potential (whose gradient at v is the
   /// residual), the direction −P⁻¹ r of the island's symmetric preconditioner P of S = M + h(W_nn + W_tt), SPD and
-  /// so a descent direction, with its contact velocity changes. False (Δv unchanged) where the island holds none.
+  /// so a descent direction (for a dense island, S itself, factored here), with its contact velocity changes. False
+  /// (Δv unchanged) where the island has no S or it is not positive definite.
   bool UseSymmetricDirection(const IslandIterationData& data);
+  /// symmetric_dv_ = S⁻¹ (−r) by a dense Cholesky of the island's block of S; false if not positive definite.
+  bool SolveSymmetricPartDensely();
   /// The primal–dual phase: every contact's dual from the full Newton step (kernels::UpdatePrimalDual).
   void UpdateDuals(const IslandIterationData& data) const;
   /// Ends the island's solve with `status`; returns false.
@@ -155,7 +158,8 @@ class IslandNewton {
   // and the island's part of the direction.
   CscView system_block_, symmetric_block_;
   Eigen::VectorXd values_, rhs_, dv_;
-  Eigen::VectorXd symmetric_dv_;  // UseSymmetricDirection's direction, swapped into dv_ where it is taken
+  Eigen::VectorXd symmetric_dv_;     // UseSymmetricDirection's direction, swapped into dv_ where it is taken
+  Eigen::MatrixXd dense_symmetric_;  // a dense island's S, factored in place by SolveSymmetricPartDensely
   IslandIterationRecord record_;
 };
 

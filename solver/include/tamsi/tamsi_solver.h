@@ -80,11 +80,12 @@ enum class LineSearch {
   /// Under plain TALS one transitioning contact limits every other one, so islands with many simultaneous
   /// transitions crawl; α* resolves all of them along the line at once. Where ℓ's lagged normal force makes α*
   /// short while TALS sees no transition, TALS's longer step is kept. Without a descent direction (ℓ'(0) ≥ 0,
-  /// possible under two-way coupling), an island preconditioned by S (NewtonSolve::kSymmetricPreconditioner) takes
-  /// the preconditioner's direction Δv = −P⁻¹ r instead (P: S's block Cholesky, possibly kept from an earlier
-  /// iteration, or its Schwarz approximation; SPD, so ℓ'(0) = −rᵀP⁻¹r < 0) and searches along it
-  /// (SolveCounters::symmetric_directions); other islands take α = α_T. Alone, TALS on the non-descent direction
-  /// could step back to the previous iterate: a 2-cycle to the iteration cap on settled piles' steps.
+  /// possible under two-way coupling), under NewtonSolve::kSymmetricPreconditioner the island takes the direction
+  /// Δv = −P⁻¹ r instead, P the symmetric part S = M + h(W_nn + W_tt) (its block Cholesky, possibly kept from an
+  /// earlier iteration, or its Schwarz approximation; a dense island's S factored densely), SPD, so that
+  /// ℓ'(0) = −rᵀP⁻¹r < 0, and searches along it (SolveCounters::symmetric_directions); otherwise, or where S is not
+  /// positive definite, α = α_T. Alone, TALS on the non-descent direction could step back to the previous iterate: a
+  /// 2-cycle to the iteration cap, seen on settled piles' steps and on the small islands of a thrown bin.
   kExact,
 };
 
