@@ -121,8 +121,9 @@ class IslandNewton {
   void CalcStepLength(const IslandIterationData& data);
   /// Where the Newton direction is not a descent direction of the lagged potential (whose gradient at v is the
   /// residual), the direction −P⁻¹ r of the island's symmetric preconditioner P of S = M + h(W_nn + W_tt), SPD and
-  /// so a descent direction (for a dense island, S itself, factored here), with its contact velocity changes. False
-  /// (Δv unchanged) where the island has no S or it is not positive definite.
+  /// so a descent direction (for a dense island, S itself, factored here), with its contact velocity changes, whose
+  /// sizes are then the iteration's update for the convergence test. False (Δv unchanged) where the island has no S or
+  /// it is not positive definite.
   bool UseSymmetricDirection(const IslandIterationData& data);
   /// symmetric_dv_ = S⁻¹ (−r) by a dense Cholesky of the island's block of S; false if not positive definite.
   bool SolveSymmetricPartDensely();
