@@ -73,6 +73,15 @@ void AddSolverOptions(CLI::App* cmd, Options* options, std::optional<double>* st
                 {{"reuse", "reuse_factorization"}, {"symmetric", "symmetric_preconditioner"}});
   AddEnumOption(cmd, "--friction-newton", &options->friction_newton,
                 "primal_dual (a dual friction direction per contact) or tangent (the paper's eq. 16 iteration)");
+  cmd->add_option("--primal-dual-stall-iterations", options->primal_dual_stall_iterations,
+                  "primal_dual: iterations after which an island that has not converged falls back to tangent "
+                  "(default " +
+                      std::to_string(options->primal_dual_stall_iterations) + ")")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--primal-dual-max-non-descent", options->primal_dual_max_non_descent,
+                  "primal_dual: non-descent Newton directions after which an island falls back to tangent (default " +
+                      std::to_string(options->primal_dual_max_non_descent) + ")")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--stiction-tolerance", *stiction_tolerance,
                   "Stiction tolerance v_s (m/s); default: the scene's (run), 1e-4 (solve)")
       ->check(Positive());
