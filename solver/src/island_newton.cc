@@ -303,10 +303,7 @@ bool IslandNewton::UseSymmetricDirection(const IslandIterationData& data) {
 }
 
 bool IslandNewton::SolveSymmetricPartDensely() {
-  const CscView& S = symmetric_block_;
-  dense_symmetric_.setZero(S.n, S.n);
-  for (int j = 0; j < S.n; ++j)
-    for (int p = S.col_ptr[j]; p < S.col_ptr[j + 1]; ++p) dense_symmetric_(S.row_index[p], j) = S.values[S.slot(p)];
+  ScatterToDense(symmetric_block_, &dense_symmetric_);
   Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(dense_symmetric_);
   if (llt.info() != Eigen::Success) return false;
   symmetric_dv_ = llt.solve(rhs_);

@@ -321,9 +321,7 @@ class DenseSolver final : public LinearSolver {
 
   bool Factor(const CscView& A, std::string* message) override {
     TAMSI_DEBUG_ASSERT(A.value_index == nullptr);
-    dense_.setZero(A.n, A.n);
-    for (int j = 0; j < A.n; ++j)
-      for (int k = A.col_ptr[j]; k < A.col_ptr[j + 1]; ++k) dense_(A.row_index[k], j) = A.values[k];
+    ScatterToDense(A, &dense_);
     // Singularity test on the pivots (largest over smallest magnitude): Eigen's rcond() estimate allocates.
     double smallest = 0.0, largest = 0.0;
     bool singular = false;

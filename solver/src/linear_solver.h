@@ -33,6 +33,13 @@ inline bool SameColumnPattern(const CscView& A, int a, int b) {
          std::equal(A.row_index + A.col_ptr[a], A.row_index + A.col_ptr[a + 1], A.row_index + A.col_ptr[b]);
 }
 
+/// *dense = A as an n × n dense matrix (resized, zero outside A's pattern).
+inline void ScatterToDense(const CscView& A, Eigen::MatrixXd* dense) {
+  dense->setZero(A.n, A.n);
+  for (int j = 0; j < A.n; ++j)
+    for (int p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) (*dense)(A.row_index[p], j) = A.values[A.slot(p)];
+}
+
 class LinearSolver {
  public:
   virtual ~LinearSolver() = default;
