@@ -58,6 +58,13 @@ ContactProblemBuilder::ContactProblemBuilder(const mjModel& model, const Contact
     while (body > 0 && model.body_dofnum[body] == 0) body = model.body_parentid[body];
     if (body > 0) body_last_dof_[b] = model.body_dofadr[body] + model.body_dofnum[body] - 1;
   }
+  chain_ptr_.assign(model.nbody + 1, 0);
+  chain_dofs_.clear();
+  for (int b = 0; b < model.nbody; ++b) {
+    for (int dof = body_last_dof_[b]; dof >= 0; dof = model.dof_parentid[dof]) chain_dofs_.push_back(dof);
+    std::sort(chain_dofs_.begin() + chain_ptr_[b], chain_dofs_.end());
+    chain_ptr_[b + 1] = static_cast<int>(chain_dofs_.size());
+  }
   geom_stiffness_.assign(model.ngeom, defaults.stiffness);
   geom_dissipation_.assign(model.ngeom, defaults.dissipation);
   if (model.nuser_geom >= 2) {
@@ -229,26 +236,65 @@ double* ContactProblemBuilder::ScratchRow(int dof) {
   return row;
 }
 
+namespace {
+
+/// The offset from the subtree com of `body`'s root to `point`: cdof's linear part is the velocity at that com.
+void OffsetFromRootCom(const mjModel& model, const mjData& data, int body, const double point[3], double offset[3]) {
+  const double* com = data.subtree_com + 3 * model.body_rootid[body];
+  for (int k = 0; k < 3; ++k) offset[k] = point[k] - com[k];
+}
+
+/// Adds sign · (the velocity that a unit rate of a dof with motion `cdof` (angular ω, linear v at the subtree com)
+/// gives a point at `offset` from that com, v + ω × offset) projected on the 3 rows of `frame` to `row`.
+inline void AddPointVelocityRows(const double* cdof, const double offset[3], const double frame[9], double sign,
+                                 double row[3]) {
+  const double lin[3] = {cdof[3] + cdof[1] * offset[2] - cdof[2] * offset[1],
+                         cdof[4] + cdof[2] * offset[0] - cdof[0] * offset[2],
+                         cdof[5] + cdof[0] * offset[1] - cdof[1] * offset[0]};
+  for (int r = 0; r < 3; ++r) {
+    const double* axis = frame + 3 * r;
+    row[r] += sign * (axis[0] * lin[0] + axis[1] * lin[1] + axis[2] * lin[2]);
+  }
+}
+
+}  // namespace
+
 void ContactProblemBuilder::AccumulateBodyJacobian(const mjModel& model, const mjData& data, int body,
                                                    const double point[3], const double frame[9], double sign,
                                                    bool angular) {
   int dof = body_last_dof_[body];
   if (dof < 0) return;
-  const double* com = data.subtree_com + 3 * model.body_rootid[body];
-  const double offset[3] = {angular ? 0.0 : point[0] - com[0], angular ? 0.0 : point[1] - com[1],
-                            angular ? 0.0 : point[2] - com[2]};
+  double offset[3] = {0.0, 0.0, 0.0};
+  if (!angular) OffsetFromRootCom(model, data, body, point, offset);
   for (; dof >= 0; dof = model.dof_parentid[dof]) {
-    // cdof = (angular ω, linear v at the subtree com); the point moves with v + ω × offset.
     const double* cdof = data.cdof + 6 * dof;
-    const double lin[3] = {cdof[3] + cdof[1] * offset[2] - cdof[2] * offset[1],
-                           cdof[4] + cdof[2] * offset[0] - cdof[0] * offset[2],
-                           cdof[5] + cdof[0] * offset[1] - cdof[1] * offset[0]};
-    const double* velocity = angular ? cdof : lin;
     double* row = ScratchRow(dof);
+    if (!angular) {
+      AddPointVelocityRows(cdof, offset, frame, sign, row);
+      continue;
+    }
     for (int r = 0; r < 3; ++r) {
       const double* axis = frame + 3 * r;
-      row[r] += sign * (axis[0] * velocity[0] + axis[1] * velocity[1] + axis[2] * velocity[2]);
+      row[r] += sign * (axis[0] * cdof[0] + axis[1] * cdof[1] + axis[2] * cdof[2]);
     }
+  }
+}
+
+void ContactProblemBuilder::CalcContactRows(const mjModel& model, const mjData& data, int body, int other,
+                                            const double point[3], const double frame[9]) {
+  touched_.clear();
+  double offset[3], other_offset[3];
+  OffsetFromRootCom(model, data, body, point, offset);
+  OffsetFromRootCom(model, data, other, point, other_offset);
+  const int *a = chain_dofs_.data() + chain_ptr_[body], *a_end = chain_dofs_.data() + chain_ptr_[body + 1];
+  const int *b = chain_dofs_.data() + chain_ptr_[other], *b_end = chain_dofs_.data() + chain_ptr_[other + 1];
+  while (a != a_end || b != b_end) {
+    const int dof = std::min(a != a_end ? *a : INT_MAX, b != b_end ? *b : INT_MAX);
+    double* row = &row_values_[3 * static_cast<size_t>(dof)];
+    row[0] = row[1] = row[2] = 0.0;
+    if (a != a_end && *a == dof) AddPointVelocityRows(data.cdof + 6 * *a++, offset, frame, +1.0, row);
+    if (b != b_end && *b == dof) AddPointVelocityRows(data.cdof + 6 * *b++, other_offset, frame, -1.0, row);
+    touched_.push_back(dof);
   }
 }
 
@@ -283,10 +329,7 @@ void ContactProblemBuilder::AssembleJacobians(const mjModel& model, const mjData
     problem->dissipation[i] = (k2 * d1 + k1 * d2) / (k1 + k2);
     problem->friction[i] = con.dim == 1 ? 0.0 : con.friction[0];
 
-    BeginScratchRows();
-    AccumulateBodyJacobian(model, data, model.geom_bodyid[g2], con.pos, con.frame, +1.0);
-    AccumulateBodyJacobian(model, data, model.geom_bodyid[g1], con.pos, con.frame, -1.0);
-    std::sort(touched_.begin(), touched_.end());
+    CalcContactRows(model, data, model.geom_bodyid[g2], model.geom_bodyid[g1], con.pos, con.frame);
     for (int dof : touched_) jn_rows_->Add(dof, row_values_[3 * static_cast<size_t>(dof)]);
     jn_rows_->EndRow();
     for (int r = 1; r <= 2; ++r) {

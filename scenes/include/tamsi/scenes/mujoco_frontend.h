@@ -123,6 +123,10 @@ class ContactProblemBuilder {
   /// or, with `angular`, sign · (the angular velocity of `body`) projected on them (`point` unused).
   void AccumulateBodyJacobian(const mjModel& model, const mjData& data, int body, const double point[3],
                               const double frame[9], double sign, bool angular = false);
+  /// A contact's 3 rows (the velocity of `point` moving with `body` minus moving with `other`, projected on the rows
+  /// of `frame`) in row_values_, over the dofs that move either body, listed in increasing order in touched_.
+  void CalcContactRows(const mjModel& model, const mjData& data, int body, int other, const double point[3],
+                       const double frame[9]);
   /// The scratch row for `dof` (3 values), zeroed and recorded on first touch.
   double* ScratchRow(int dof);
   /// Joint and tendon limits (into limit_rows_ and their vectors) and equality constraints (into problem's Jb, g0,
@@ -135,6 +139,8 @@ class ContactProblemBuilder {
   void CalcEqualityRows(const mjModel& model, const mjData& data, double h, ContactProblem* problem);
 
   std::vector<int> body_last_dof_;  // last dof of the chain that moves each body; -1 for bodies fixed to the world
+  // The dofs that move body b, increasing: chain_dofs_[chain_ptr_[b] .. chain_ptr_[b + 1]).
+  std::vector<int> chain_ptr_, chain_dofs_;
   std::vector<double> geom_stiffness_, geom_dissipation_;
   Eigen::VectorXd tau_;
   std::vector<ContactInfo> contacts_;
