@@ -20,7 +20,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
+double Seconds(Clock::time_point since, Clock::time_point until) {
+  return std::chrono::duration<double>(until - since).count();
+}
+double Seconds(Clock::time_point since) { return Seconds(since, Clock::now()); }
 
 /// Worst outcome first: a non-finite value, then a failed factorization, then the iteration cap.
 int Severity(Status status) {
@@ -340,17 +343,17 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     const int secant_islands = iteration > 0 ? w.UpdatePhases(o, &s) : 0;
 
     // Residual r(v) = M v − p* − h (Jnᵀ π + Jtᵀ ft) (eq. 21; eq. 12 with π frozen) and the Newton matrix.
-    Clock::time_point t = Clock::now();
+    const Clock::time_point t = Clock::now();
     system.Evaluate(w.v, w.sliding_block.data(), &w.dual);
     if (iteration == 0) {
       w.vt_first = system.vt();
       w.has_vt_first = true;
     }
-    s.counters.time_residual += Seconds(t);
+    const Clock::time_point evaluated = Clock::now();  // one clock read ends a phase and starts the next
+    s.counters.time_residual += Seconds(t, evaluated);
     if (!system.residual().allFinite()) return w.Finish(Status::kNonFiniteValues, start, o, result);
-    t = Clock::now();
     system.Assemble(symmetric_preconditioner ? &w.symmetric_values : nullptr);
-    s.counters.time_assembly += Seconds(t);
+    s.counters.time_assembly += Seconds(evaluated);
 
     // Islands in parallel: each writes only its own velocities, contacts and IslandNewton.
     w.budget.For(static_cast<int>(w.active.size()), 1, [&](int begin, int end) {
