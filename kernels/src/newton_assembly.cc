@@ -40,6 +40,11 @@ void CalcColumnRows(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M, 
   std::sort(rows->begin(), rows->end());
 }
 
+/// (Bᵢ Jcᵢ)(:, b) = B jc, jc = Jcᵢ(:, b): one expression for both assemblies, so that they round alike.
+inline Eigen::Vector3d BlockTimesColumn(const double* block, const double* jc) {
+  return Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(block) * Eigen::Map<const Eigen::Vector3d>(jc);
+}
+
 /// One run of consecutive rows a of a contact's column b, Kᵢ(a, b) = Jcᵢ(:, a) · (Bᵢ Jcᵢ)(:, b), added to a column's
 /// consecutive entries (and Kᵢ(a, b) − uᵢ,a Jnᵢ(b) to the symmetric part's, when it is asked for).
 struct ColumnRun {
@@ -75,6 +80,33 @@ struct ColumnRun {
 };
 
 }  // namespace
+
+void AssembleDenseBlock(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M, const ContactJacobian& J, double h,
+                        const Eigen::VectorXd& blocks, const int* velocities, int n, const int* contacts,
+                        int num_contacts, const int* local, Eigen::MatrixXd* A) {
+  A->setZero(n, n);
+  // Each entry sums its contacts' terms in increasing contact order, as ColumnRun::Add does.
+  for (int c = 0; c < num_contacts; ++c) {
+    const int i = contacts[c], m = J.support_size(i);
+    const int* support = J.support(i);
+    const double* jc = J.block(i);
+    for (int b = 0; b < m; ++b) {
+      const Eigen::Vector3d bj = BlockTimesColumn(blocks.data() + 9 * i, jc + 3 * b);
+      double* column = A->data() + static_cast<Eigen::Index>(local[support[b]]) * n;
+      for (int a = 0; a < m; ++a)
+        column[local[support[a]]] += jc[3 * a] * bj[0] + jc[3 * a + 1] * bj[1] + jc[3 * a + 2] * bj[2];
+    }
+  }
+  // Then m + h · sum per entry (h · sum alone where M has none: never −0, as a sum started at +0 is not).
+  *A *= h;
+  for (int b = 0; b < n; ++b) {
+    const int j = velocities[b];
+    for (int k = M.outerIndexPtr()[j]; k < M.outerIndexPtr()[j + 1]; ++k) {
+      double& entry = (*A)(local[M.innerIndexPtr()[k]], b);
+      entry = M.valuePtr()[k] + entry;
+    }
+  }
+}
 
 NewtonMatrixPattern::NewtonMatrixPattern(const ThreadBudget& budget,
                                          const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
@@ -190,7 +222,7 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
       Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> B(blocks.data() + 9 * i);
       Eigen::Map<Eigen::Matrix<double, 3, Eigen::Dynamic>> BJ(bj_.data() + 3 * static_cast<size_t>(J.support_begin(i)),
                                                               3, m);
-      for (int b = 0; b < m; ++b) BJ.col(b).noalias() = B * Jc.col(b);
+      for (int b = 0; b < m; ++b) BJ.col(b) = BlockTimesColumn(B.data(), J.block(i) + 3 * b);
       if (!symmetric) continue;
       // K̄ = K − u Jn, u = Jtᵀ B(1:2, 0): row a loses u_a Jn.
       const Eigen::Vector2d b_tn = B.block<2, 1>(1, 0);

@@ -23,10 +23,19 @@ double Seconds(Clock::time_point since) { return Seconds(since, Clock::now()); }
 }  // namespace
 
 IslandNewton::IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads, bool schwarz)
-    : k_(k),
-      type_(type),
-      linear_solver_(MakeLinearSolver(type, symmetric, num_threads)),
-      schwarz_(schwarz ? std::make_unique<SchwarzPreconditioner>() : nullptr) {}
+    : k_(k), type_(type), schwarz_(schwarz ? std::make_unique<SchwarzPreconditioner>() : nullptr) {
+  if (type == LinearSolverType::kDense) {
+    auto dense = std::make_unique<DenseSolver>(symmetric);
+    dense_solver_ = dense.get();
+    linear_solver_ = std::move(dense);
+  } else {
+    linear_solver_ = MakeLinearSolver(type, symmetric, num_threads);
+  }
+}
+
+bool IslandNewton::AssemblesDensely(const Options& o) const {
+  return dense_solver_ != nullptr && o.newton_solve != NewtonSolve::kReuseFactorization;
+}
 
 void IslandNewton::Start(const Options& o) {
   done_ = false;
@@ -222,15 +231,28 @@ bool IslandNewton::SolveWithKeptFactorization(const IslandIterationData& data) {
 
 bool IslandNewton::SolveExactly(const IslandIterationData& data) {
   Clock::time_point t = Clock::now();
-  const CscView A = GatherValues(data.budget);
-  if (!analyzed_) {
-    if (!linear_solver_->Analyze(A, &message_)) return Fail(Status::kLinearSolverFailed);
+  if (AssemblesDensely(data.options)) {
+    const IslandPartition& P = data.partition;
+    data.system.AssembleDenseBlock(P.velocities.data() + P.velocity_ptr[k_], P.num_velocities(k_),
+                                   P.contacts.data() + P.contact_ptr[k_], P.contact_ptr[k_ + 1] - P.contact_ptr[k_],
+                                   P.local.data(), &dense_block_);
+    const Clock::time_point assembled = Clock::now();
+    record_.counters.time_assembly += Seconds(t, assembled);
+    t = assembled;
+    record_.counters.symbolic_factorizations += !analyzed_;  // the dense backend's analysis is empty
     analyzed_ = true;
-    record_.counters.symbolic_factorizations += 1;
-    record_.counters.time_symbolic += Seconds(t);
-    t = Clock::now();
+    factorized_ = dense_solver_->FactorMatrix(&dense_block_, &message_);
+  } else {
+    const CscView A = GatherValues(data.budget);
+    if (!analyzed_) {
+      if (!linear_solver_->Analyze(A, &message_)) return Fail(Status::kLinearSolverFailed);
+      analyzed_ = true;
+      record_.counters.symbolic_factorizations += 1;
+      record_.counters.time_symbolic += Seconds(t);
+      t = Clock::now();
+    }
+    factorized_ = linear_solver_->Factor(A, &message_);
   }
-  factorized_ = linear_solver_->Factor(A, &message_);
   record_.counters.numeric_factorizations += 1;
   refactor_ = false;
   const Clock::time_point factored = Clock::now();  // ends the factorization and starts the solve

@@ -82,6 +82,10 @@ class IslandNewton {
   void Iterate(const IslandIterationData& data);
 
   LinearSolverType type() const { return type_; }
+  /// Whether the island's exact solves assemble its block densely (NewtonSystem::AssembleDenseBlock) rather than
+  /// read it from the whole system's values: a dense island, unless Options::newton_solve is kReuseFactorization
+  /// (whose GMRES reads those values).
+  bool AssemblesDensely(const Options& options) const;
   /// Subdomains of the island's Schwarz preconditioner (0 when it has none, or before its first iteration).
   int schwarz_subdomains() const { return schwarz_ ? schwarz_->num_subdomains() : 0; }
   Phase phase() const { return phase_; }
@@ -138,6 +142,7 @@ class IslandNewton {
   int k_;
   LinearSolverType type_;
   std::unique_ptr<LinearSolver> linear_solver_;
+  DenseSolver* dense_solver_{nullptr};              // linear_solver_ as the dense backend, when it is
   std::unique_ptr<LinearSolver> symmetric_solver_;  // block Cholesky of M + h(W_nn + W_tt), the preconditioner
   std::unique_ptr<SchwarzPreconditioner> schwarz_;  // or overlapping Schwarz on it (large islands)
   Gmres gmres_;
@@ -161,6 +166,7 @@ class IslandNewton {
   Eigen::VectorXd values_, rhs_, dv_;
   Eigen::VectorXd symmetric_dv_;     // UseSymmetricDirection's direction, swapped into dv_ where it is taken
   Eigen::MatrixXd dense_symmetric_;  // a dense island's S, factored in place by SolveSymmetricPartDensely
+  Eigen::MatrixXd dense_block_;      // a dense island's Newton matrix, assembled densely (AssemblesDensely)
   IslandIterationRecord record_;
 };
 

@@ -80,7 +80,8 @@ IslandPartition FindIslands(const kernels::NewtonMatrixPattern& pattern, const k
   p.velocity_ptr = std::move(components.ptr);
   p.velocities = std::move(components.members);
   const std::vector<int>& island = components.of;
-  const std::vector<int>& local = components.local;
+  p.local = components.local;
+  const std::vector<int>& local = p.local;
   // Contacts: the island of any velocity they touch (contacts touching none belong to no island).
   const int nc = J.num_contacts();
   std::vector<int> contact_island(nc, -1);

@@ -31,6 +31,8 @@ struct IslandPartition {
   /// Island → its velocities (sorted global indices) and contacts (sorted), in compressed-row form.
   std::vector<int> velocity_ptr{0}, velocities;
   std::vector<int> contact_ptr{0}, contacts;
+  /// Velocity → its index in its island (nv).
+  std::vector<int> local;
   /// Island → its block of the Newton matrix in compressed-column form with local indices: columns
   /// [column_ptr[k], column_ptr[k+1]) of `local_col_ptr`, entries [entry_ptr[k], entry_ptr[k+1]) of `local_row_index`
   /// and `value_source` (the entry's index in the global values).

@@ -14,8 +14,6 @@
 #include <tuple>
 #include <utility>
 
-#include "dense_lu.h"
-
 namespace tamsi::internal {
 namespace {
 
@@ -313,59 +311,55 @@ class CholmodSolver final : public LinearSolver {
   cholmod_dense* e_{nullptr};
 };
 
-class DenseSolver final : public LinearSolver {
- public:
-  explicit DenseSolver(bool symmetric) : symmetric_(symmetric) {}
+}  // namespace
 
-  bool Analyze(const CscView&, std::string*) override { return true; }
+bool DenseSolver::Factor(const CscView& A, std::string* message) {
+  TAMSI_DEBUG_ASSERT(A.value_index == nullptr);
+  ScatterToDense(A, &dense_);
+  return FactorDense(message);
+}
 
-  bool Factor(const CscView& A, std::string* message) override {
-    TAMSI_DEBUG_ASSERT(A.value_index == nullptr);
-    ScatterToDense(A, &dense_);
-    // Singularity test on the pivots (largest over smallest magnitude): Eigen's rcond() estimate allocates.
-    double smallest = 0.0, largest = 0.0;
-    bool singular = false;
-    if (symmetric_) {
-      ldlt_.compute(dense_);
-      if (ldlt_.info() != Eigen::Success || !ldlt_.isPositive()) {
-        if (message) *message = "dense LDLT: matrix not positive definite";
-        return false;
-      }
-      smallest = ldlt_.vectorD().cwiseAbs().minCoeff();
-      largest = ldlt_.vectorD().cwiseAbs().maxCoeff();
-      singular = !(smallest > kSingularPivotRatio * largest);
-    } else {
-      singular = !lu_.Factor(&dense_);
-      smallest = lu_.smallest_pivot();
-      largest = lu_.largest_pivot();
-    }
-    if (singular) {
-      if (message)
-        *message = "dense factorization: matrix singular to working precision (pivots from " +
-                   std::to_string(smallest) + " to " + std::to_string(largest) + ")";
+bool DenseSolver::FactorMatrix(Eigen::MatrixXd* A, std::string* message) {
+  dense_.swap(*A);
+  return FactorDense(message);
+}
+
+bool DenseSolver::FactorDense(std::string* message) {
+  // Singularity test on the pivots (largest over smallest magnitude): Eigen's rcond() estimate allocates.
+  double smallest = 0.0, largest = 0.0;
+  bool singular = false;
+  if (symmetric_) {
+    ldlt_.compute(dense_);
+    if (ldlt_.info() != Eigen::Success || !ldlt_.isPositive()) {
+      if (message) *message = "dense LDLT: matrix not positive definite";
       return false;
     }
-    return true;
+    smallest = ldlt_.vectorD().cwiseAbs().minCoeff();
+    largest = ldlt_.vectorD().cwiseAbs().maxCoeff();
+    singular = !(smallest > kSingularPivotRatio * largest);
+  } else {
+    singular = !lu_.Factor(&dense_);
+    smallest = lu_.smallest_pivot();
+    largest = lu_.largest_pivot();
   }
-
-  bool Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string*) override {
-    if (symmetric_) {
-      *x = ldlt_.solve(b);
-    } else {
-      *x = b;
-      lu_.SolveInPlace(dense_, x);
-    }
-    return true;
+  if (singular) {
+    if (message)
+      *message = "dense factorization: matrix singular to working precision (pivots from " + std::to_string(smallest) +
+                 " to " + std::to_string(largest) + ")";
+    return false;
   }
+  return true;
+}
 
- private:
-  bool symmetric_;
-  Eigen::MatrixXd dense_;
-  DenseLu lu_;
-  Eigen::LDLT<Eigen::MatrixXd> ldlt_;
-};
-
-}  // namespace
+bool DenseSolver::Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string*) {
+  if (symmetric_) {
+    *x = ldlt_.solve(b);
+  } else {
+    *x = b;
+    lu_.SolveInPlace(dense_, x);
+  }
+  return true;
+}
 
 std::unique_ptr<LinearSolver> MakeLinearSolver(LinearSolverType type, bool symmetric, int num_threads) {
   switch (type) {

@@ -5,11 +5,14 @@
 
 #include <tamsi/tamsi_solver.h>
 
+#include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "dense_lu.h"
 
 namespace tamsi::internal {
 
@@ -49,6 +52,26 @@ class LinearSolver {
   virtual bool Factor(const CscView& A, std::string* message) = 0;
   /// x = A⁻¹ b with the last factorization.
   virtual bool Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string* message) = 0;
+};
+
+/// The dense backend (kDense): partial-pivoting LU (dense_lu.h) or, for a symmetric matrix, LDLᵀ, each with a
+/// singularity test on its pivots. Besides a CscView it factors a matrix assembled densely (FactorMatrix).
+class DenseSolver final : public LinearSolver {
+ public:
+  explicit DenseSolver(bool symmetric) : symmetric_(symmetric) {}
+  bool Analyze(const CscView&, std::string*) override { return true; }
+  bool Factor(const CscView& A, std::string* message) override;
+  /// Factors *A (n × n), which it takes over: *A is left holding a buffer of the backend's to fill next time.
+  bool FactorMatrix(Eigen::MatrixXd* A, std::string* message);
+  bool Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string* message) override;
+
+ private:
+  /// Factors dense_ in place.
+  bool FactorDense(std::string* message);
+  bool symmetric_;
+  Eigen::MatrixXd dense_;
+  DenseLu lu_;
+  Eigen::LDLT<Eigen::MatrixXd> ldlt_;
 };
 
 /// kUmfpack: sparse LU, iterative refinement off. kCholmod: sparse Cholesky of the SPD matrix (upper triangle

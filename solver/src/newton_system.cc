@@ -212,6 +212,11 @@ void NewtonSystem::Assemble(Eigen::VectorXd* symmetric_part) {
                     symmetric_part ? symmetric_part->data() : nullptr);
 }
 
+void NewtonSystem::AssembleDenseBlock(const int* velocities, int n, const int* contacts, int num_contacts,
+                                      const int* local, Eigen::MatrixXd* A) const {
+  kernels::AssembleDenseBlock(*M_, J_, problem_->time_step, blocks_, velocities, n, contacts, num_contacts, local, A);
+}
+
 SparseMatrix NewtonSystem::Jacobian() const {
   const int n = pattern_.size();
   return Eigen::Map<const SparseMatrix>(n, n, pattern_.nnz(), pattern_.col_ptr().data(), pattern_.row_index().data(),

@@ -331,6 +331,10 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       std::any_of(w.islands.begin(), w.islands.end(),
                   [](const internal::IslandNewton& island) { return island.type() != LinearSolverType::kDense; });
   if (!symmetric_preconditioner) w.symmetric_values.resize(0);
+  // The whole system's values are needed unless every island assembles its own block densely (small scenes).
+  const bool assemble_values =
+      symmetric_preconditioner || std::any_of(w.islands.begin(), w.islands.end(),
+                                              [&](const internal::IslandNewton& i) { return !i.AssemblesDensely(o); });
   NewtonSystem& system = *w.system;
   const internal::IslandIterationData data{o,   system, w.partition, w.budget, w.bodies, w.symmetric_values,
                                            w.v, w.dv,   w.dvn,       w.dvt,    w.dual};
@@ -352,8 +356,10 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     const Clock::time_point evaluated = Clock::now();  // one clock read ends a phase and starts the next
     s.counters.time_residual += Seconds(t, evaluated);
     if (!system.residual().allFinite()) return w.Finish(Status::kNonFiniteValues, start, o, result);
-    system.Assemble(symmetric_preconditioner ? &w.symmetric_values : nullptr);
-    s.counters.time_assembly += Seconds(evaluated);
+    if (assemble_values) {
+      system.Assemble(symmetric_preconditioner ? &w.symmetric_values : nullptr);
+      s.counters.time_assembly += Seconds(evaluated);
+    }
 
     // Islands in parallel: each writes only its own velocities, contacts and IslandNewton.
     w.budget.For(static_cast<int>(w.active.size()), 1, [&](int begin, int end) {

@@ -1,4 +1,5 @@
-// NewtonMatrixPattern (kernels/include/tamsi/kernels/newton_assembly.h) against a dense sum of the contacts' blocks:
+// NewtonMatrixPattern (kernels/include/tamsi/kernels/newton_assembly.h) against a dense sum of the contacts' blocks
+// (and AssembleDenseBlock against NewtonMatrixPattern):
 // supports mixing whole bodies (runs of 6 sharing columns), long runs (past the unrolled lengths), single velocities
 // and gaps, so that every run length and column group the assembly distinguishes is summed.
 #include <gtest/gtest.h>
@@ -134,6 +135,51 @@ TEST(NewtonMatrixAssembly, BitwiseIdenticalForAnyThreadCount) {
                           one.symmetric_values.size() * sizeof(double)),
               0)
         << threads;
+  }
+}
+
+/// Two cases side by side: block-diagonal M, Jn and Jt, the second case's contacts after the first's.
+AssemblyCase SideBySide(const AssemblyCase& a, const AssemblyCase& b) {
+  auto stack = [](const SparseMatrix& x, const SparseMatrix& y) {
+    Eigen::MatrixXd z = Eigen::MatrixXd::Zero(x.rows() + y.rows(), x.cols() + y.cols());
+    z.topLeftCorner(x.rows(), x.cols()) = Eigen::MatrixXd(x);
+    z.bottomRightCorner(y.rows(), y.cols()) = Eigen::MatrixXd(y);
+    return SparseMatrix(z.sparseView());
+  };
+  AssemblyCase c;
+  c.M = stack(a.M, b.M);
+  c.Jn = stack(a.Jn, b.Jn);
+  // Jt's rows come in pairs per contact: the second case's pairs after the first's, as its contacts are.
+  c.Jt = stack(a.Jt, b.Jt);
+  c.blocks.resize(a.blocks.size() + b.blocks.size());
+  c.blocks << a.blocks, b.blocks;
+  return c;
+}
+
+TEST(NewtonMatrixAssembly, DenseBlockOfAnIslandEqualsTheAssembledValuesBitForBit) {
+  for (unsigned seed = 1; seed <= 10; ++seed) {
+    const AssemblyCase c = SideBySide(RandomCase(seed, 40), RandomCase(seed + 100, 30));
+    const Assembled sparse = Assemble(c, 1);
+    const ContactJacobian J(c.Jn, c.Jt);
+    const int half = 50;  // RandomCase's nv: each case is an island of the whole
+    std::vector<int> local(2 * half);
+    for (int v = 0; v < 2 * half; ++v) local[v] = v % half;
+    struct Island {
+      int first_velocity, first_contact, num_contacts;
+    };
+    for (const Island& island : {Island{0, 0, 40}, Island{half, 40, 30}}) {
+      std::vector<int> velocities(half), contacts(island.num_contacts);
+      for (int a = 0; a < half; ++a) velocities[a] = island.first_velocity + a;
+      for (int k = 0; k < island.num_contacts; ++k) contacts[k] = island.first_contact + k;
+      Eigen::MatrixXd dense = Eigen::MatrixXd::Constant(3, 3, -1.0);  // a stale buffer of another size
+      AssembleDenseBlock(c.M, J, c.h, c.blocks, velocities.data(), half, contacts.data(), island.num_contacts,
+                         local.data(), &dense);
+      const Eigen::MatrixXd expected = sparse.A.block(island.first_velocity, island.first_velocity, half, half);
+      ASSERT_EQ(dense.rows(), half);
+      ASSERT_EQ(dense.cols(), half);
+      EXPECT_EQ(std::memcmp(dense.data(), expected.data(), sizeof(double) * half * half), 0)
+          << "seed " << seed << ", island at velocity " << island.first_velocity;
+    }
   }
 }
 

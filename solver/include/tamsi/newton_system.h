@@ -47,6 +47,11 @@ class NewtonSystem {
   /// matrix itself (eq. 17 has no W_tn).
   void Assemble(Eigen::VectorXd* symmetric_part = nullptr);
 
+  /// The Newton matrix's block over an island's `velocities` (n, increasing) and `contacts` (increasing) as a dense
+  /// n × n matrix (`A`, resized), equal bit for bit to that block of values() after Assemble(), at the last
+  /// Evaluate()d v: kernels::AssembleDenseBlock. `local` (nv): each velocity's index in its island.
+  void AssembleDenseBlock(const int* velocities, int n, const int* contacts, int num_contacts, const int* local,
+                          Eigen::MatrixXd* A) const;
   const Eigen::VectorXd& residual() const { return residual_; }
   /// vn (nc, m/s), vt (2nc, m/s), π (nc, N), ft (2nc, N) at the last evaluated v.
   const Eigen::VectorXd& vn() const { return vn_; }
