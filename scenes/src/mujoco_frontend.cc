@@ -244,6 +244,14 @@ void OffsetFromRootCom(const mjModel& model, const mjData& data, int body, const
   for (int k = 0; k < 3; ++k) offset[k] = point[k] - com[k];
 }
 
+/// Adds sign · `velocity` projected on the 3 rows of `frame` to `row`.
+inline void AddFrameRows(const double velocity[3], const double frame[9], double sign, double row[3]) {
+  for (int r = 0; r < 3; ++r) {
+    const double* axis = frame + 3 * r;
+    row[r] += sign * (axis[0] * velocity[0] + axis[1] * velocity[1] + axis[2] * velocity[2]);
+  }
+}
+
 /// Adds sign · (the velocity that a unit rate of a dof with motion `cdof` (angular ω, linear v at the subtree com)
 /// gives a point at `offset` from that com, v + ω × offset) projected on the 3 rows of `frame` to `row`.
 inline void AddPointVelocityRows(const double* cdof, const double offset[3], const double frame[9], double sign,
@@ -251,10 +259,7 @@ inline void AddPointVelocityRows(const double* cdof, const double offset[3], con
   const double lin[3] = {cdof[3] + cdof[1] * offset[2] - cdof[2] * offset[1],
                          cdof[4] + cdof[2] * offset[0] - cdof[0] * offset[2],
                          cdof[5] + cdof[0] * offset[1] - cdof[1] * offset[0]};
-  for (int r = 0; r < 3; ++r) {
-    const double* axis = frame + 3 * r;
-    row[r] += sign * (axis[0] * lin[0] + axis[1] * lin[1] + axis[2] * lin[2]);
-  }
+  AddFrameRows(lin, frame, sign, row);
 }
 
 }  // namespace
@@ -269,14 +274,10 @@ void ContactProblemBuilder::AccumulateBodyJacobian(const mjModel& model, const m
   for (; dof >= 0; dof = model.dof_parentid[dof]) {
     const double* cdof = data.cdof + 6 * dof;
     double* row = ScratchRow(dof);
-    if (!angular) {
+    if (angular)
+      AddFrameRows(cdof, frame, sign, row);  // cdof's angular part
+    else
       AddPointVelocityRows(cdof, offset, frame, sign, row);
-      continue;
-    }
-    for (int r = 0; r < 3; ++r) {
-      const double* axis = frame + 3 * r;
-      row[r] += sign * (axis[0] * cdof[0] + axis[1] * cdof[1] + axis[2] * cdof[2]);
-    }
   }
 }
 

@@ -239,7 +239,7 @@ bool IslandNewton::SolveExactly(const IslandIterationData& data) {
     const Clock::time_point assembled = Clock::now();
     record_.counters.time_assembly += Seconds(t, assembled);
     t = assembled;
-    record_.counters.symbolic_factorizations += !analyzed_;  // the dense backend's analysis is empty
+    if (!analyzed_) record_.counters.symbolic_factorizations += 1;  // the dense backend's analysis is empty
     analyzed_ = true;
     factorized_ = dense_solver_->FactorMatrix(&dense_block_, &message_);
   } else {

@@ -25,15 +25,6 @@ namespace tamsi::kernels {
 /// contributions through two indices each (16 % fewer instructions); on the 8-velocity gripper, whose supports are runs
 /// of 1, 5 and 8, it takes 12 % more instructions. No two tasks write the same entry and every sum has a fixed order,
 /// so values are bitwise identical for any thread count.
-/// One island's block of the Newton matrix M + h Σᵢ Jcᵢᵀ Bᵢ Jcᵢ (`blocks` as in NewtonMatrixPattern::Assemble) as a
-/// dense n × n matrix `A` (resized), for an island factored densely: no pattern, and no gather into a dense copy.
-/// `velocities` (n, increasing) and `contacts` (increasing): the island's, closed under M's and the contacts'
-/// couplings; `local` (nv): each of `velocities`' index in the island. Every entry is the same sum, in the same order,
-/// as NewtonMatrixPattern::Assemble's value of it (zero outside that pattern), so the two agree bit for bit.
-void AssembleDenseBlock(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M, const ContactJacobian& J, double h,
-                        const Eigen::VectorXd& blocks, const int* velocities, int n, const int* contacts,
-                        int num_contacts, const int* local, Eigen::MatrixXd* A);
-
 class NewtonMatrixPattern {
  public:
   NewtonMatrixPattern() = default;
@@ -83,5 +74,14 @@ class NewtonMatrixPattern {
   int num_runs(int i) const { return run_ptr_[i + 1] - run_ptr_[i] - 1; }
   int num_groups() const { return static_cast<int>(group_start_.size()) - 1; }
 };
+
+/// One island's block of the Newton matrix M + h Σᵢ Jcᵢᵀ Bᵢ Jcᵢ (`blocks` as in NewtonMatrixPattern::Assemble) as a
+/// dense n × n matrix `A` (resized), for an island factored densely: no pattern, and no gather into a dense copy.
+/// `velocities` (n, increasing) and `contacts` (increasing): the island's, closed under M's and the contacts'
+/// couplings; `local` (nv): each of `velocities`' index in the island. Every entry is the same sum, in the same order,
+/// as NewtonMatrixPattern::Assemble's value of it (zero outside that pattern), so the two agree bit for bit.
+void AssembleDenseBlock(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M, const ContactJacobian& J, double h,
+                        const Eigen::VectorXd& blocks, const int* velocities, int n, const int* contacts,
+                        int num_contacts, const int* local, Eigen::MatrixXd* A);
 
 }  // namespace tamsi::kernels
