@@ -45,37 +45,59 @@ inline Eigen::Vector3d BlockTimesColumn(const double* block, const double* jc) {
   return Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(block) * Eigen::Map<const Eigen::Vector3d>(jc);
 }
 
-/// One run of consecutive rows a of a contact's column b, Kᵢ(a, b) = Jcᵢ(:, a) · (Bᵢ Jcᵢ)(:, b), added to a column's
-/// consecutive entries (and Kᵢ(a, b) − uᵢ,a Jnᵢ(b) to the symmetric part's, when it is asked for).
-struct ColumnRun {
-  const double* ja;  // Jcᵢ(:, a) = ja[3t .. 3t + 2] for the run's t-th row a
+/// One run of consecutive rows a of a contact's support against `width` consecutive columns b of it:
+/// Kᵢ(a, b) = Jcᵢ(:, a) · (Bᵢ Jcᵢ)(:, b) added to the run's consecutive entries of each column (column w at
+/// out + w · stride), and Kᵢ(a, b) − uᵢ,a Jnᵢ(b) to the symmetric part's, when it is asked for. The rows are read from
+/// Jcᵢ's row-major copy, so that each output column is a contiguous, vectorizable loop, and a run's rows stay in
+/// registers across the columns.
+struct RunColumns {
+  const double* j0;  // Jcᵢ(0, a) for the run's rows a, contiguous; Jcᵢ(1, a) at j0 + m, Jcᵢ(2, a) at j0 + 2m
+  int m;             // |S_i|
   const double* u;   // uᵢ,a for the run's rows
-  double bj0, bj1, bj2, jn_b;
+  const double* bj;  // (Bᵢ Jcᵢ)(:, b) for the first column b, 3 per column
+  const double* jn;  // Jnᵢ(b) = Jcᵢ(0, b) for the first column b, one per column at stride 3 (the block's layout)
 
-  /// Adds the run's `length` entries, the loops unrolled for lengths up to kMaxFixedLength (a body's six velocities,
-  /// the short runs of articulated chains).
-  void Add(int length, double* out, double* symmetric_out) const {
-    AddFixed(length, out, symmetric_out, std::make_integer_sequence<int, kMaxFixedLength + 1>{});
+  /// Adds the run's `length` rows to `width` columns, the loops unrolled for lengths up to kMaxFixedLength (a body's
+  /// six velocities, the short runs of articulated chains).
+  void Add(int length, int width, int stride, double* out, double* symmetric_out) const {
+    AddFixed(length, width, stride, out, symmetric_out, std::make_integer_sequence<int, kMaxFixedLength + 1>{});
   }
 
  private:
   static constexpr int kMaxFixedLength = 8;
 
   template <int... kLengths>
-  void AddFixed(int length, double* out, double* symmetric_out, std::integer_sequence<int, kLengths...>) const {
+  void AddFixed(int length, int width, int stride, double* out, double* symmetric_out,
+                std::integer_sequence<int, kLengths...>) const {
     const bool fixed =
-        ((kLengths > 0 && length == kLengths && (AddRun<kLengths>(length, out, symmetric_out), true)) || ...);
-    if (!fixed) AddRun<0>(length, out, symmetric_out);
+        ((kLengths > 0 && length == kLengths && (AddRun<kLengths>(length, width, stride, out, symmetric_out), true)) ||
+         ...);
+    if (!fixed) AddRun<0>(length, width, stride, out, symmetric_out);
   }
 
-  /// kLength > 0: the run's length at compile time; 0: `length`.
+  /// kLength > 0: the run's length at compile time; 0: `length`. Each entry's term is the expression of
+  /// AssembleDenseBlock's, so that both round alike.
   template <int kLength>
-  void AddRun(int length, double* __restrict out, double* __restrict symmetric_out) const {
+  void AddRun(int length, int width, int stride, double* __restrict out, double* __restrict symmetric_out) const {
     const int n = kLength > 0 ? kLength : length;
-    for (int t = 0; t < n; ++t) out[t] += ja[3 * t] * bj0 + ja[3 * t + 1] * bj1 + ja[3 * t + 2] * bj2;
-    if (symmetric_out == nullptr) return;
-    for (int t = 0; t < n; ++t)
-      symmetric_out[t] += (ja[3 * t] * bj0 + ja[3 * t + 1] * bj1 + ja[3 * t + 2] * bj2) - u[t] * jn_b;
+    const double* __restrict r0 = j0;
+    const double* __restrict r1 = j0 + m;
+    const double* __restrict r2 = j0 + 2 * m;
+    for (int w = 0; w < width; ++w) {
+      const double b0 = bj[3 * w], b1 = bj[3 * w + 1], b2 = bj[3 * w + 2];
+      double* __restrict column = out + static_cast<size_t>(w) * stride;
+      if (symmetric_out == nullptr) {
+        for (int t = 0; t < n; ++t) column[t] += r0[t] * b0 + r1[t] * b1 + r2[t] * b2;
+        continue;
+      }
+      const double jn_b = jn[3 * w];
+      double* __restrict symmetric_column = symmetric_out + static_cast<size_t>(w) * stride;
+      for (int t = 0; t < n; ++t) {
+        const double k = r0[t] * b0 + r1[t] * b1 + r2[t] * b2;
+        column[t] += k;
+        symmetric_column[t] += k - u[t] * jn_b;
+      }
+    }
   }
 };
 
@@ -85,7 +107,7 @@ void AssembleDenseBlock(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>&
                         const Eigen::VectorXd& blocks, const int* velocities, int n, const int* contacts,
                         int num_contacts, const int* local, Eigen::MatrixXd* A) {
   A->setZero(n, n);
-  // Each entry sums its contacts' terms in increasing contact order, as ColumnRun::Add does.
+  // Each entry sums its contacts' terms in increasing contact order, as RunColumns::Add does.
   for (int c = 0; c < num_contacts; ++c) {
     const int i = contacts[c], m = J.support_size(i);
     const int* support = J.support(i);
@@ -152,11 +174,11 @@ void NewtonMatrixPattern::CalcSources(const ThreadBudget& budget,
     TAMSI_DEBUG_ASSERT(at != end && *at == row);
     return static_cast<int>(at - row_index_.begin());
   };
-  m_source_.assign(row_index_.size(), -1);
+  m_slot_.resize(M.nonZeros());
   budget.For(nv, 512, [&](int begin, int end) {
     for (int j = begin; j < end; ++j)
       for (int k = M.outerIndexPtr()[j]; k < M.outerIndexPtr()[j + 1]; ++k)
-        m_source_[position(M.innerIndexPtr()[k], j)] = k;
+        m_slot_[k] = position(M.innerIndexPtr()[k], j);
   });
   // Each contact's support as runs of consecutive velocities (a body's), with the support's end as a sentinel: in
   // any column, a run's rows sit in consecutive slots, so a run needs one slot per column.
@@ -207,6 +229,7 @@ void NewtonMatrixPattern::CalcSources(const ThreadBudget& budget,
     }
   });
   bj_.assign(3 * static_cast<size_t>(J.support_total()), 0.0);
+  jc_rows_.assign(3 * static_cast<size_t>(J.support_total()), 0.0);
   u_.assign(J.support_total(), 0.0);
 }
 
@@ -218,15 +241,16 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
   budget.For(nc, 128, [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
       const int m = J.support_size(i);
+      const size_t first = static_cast<size_t>(J.support_begin(i));
       Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>> Jc(J.block(i), 3, m);
       Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> B(blocks.data() + 9 * i);
-      Eigen::Map<Eigen::Matrix<double, 3, Eigen::Dynamic>> BJ(bj_.data() + 3 * static_cast<size_t>(J.support_begin(i)),
-                                                              3, m);
+      Eigen::Map<Eigen::Matrix<double, 3, Eigen::Dynamic>> BJ(bj_.data() + 3 * first, 3, m);
+      Eigen::Map<Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor>>(jc_rows_.data() + 3 * first, 3, m) = Jc;
       for (int b = 0; b < m; ++b) BJ.col(b) = BlockTimesColumn(B.data(), J.block(i) + 3 * b);
       if (!symmetric) continue;
       // K̄ = K − u Jn, u = Jtᵀ B(1:2, 0): row a loses u_a Jn.
       const Eigen::Vector2d b_tn = B.block<2, 1>(1, 0);
-      for (int a = 0; a < m; ++a) u_[J.support_begin(i) + a] = Jc.block<2, 1>(1, a).dot(b_tn);
+      for (int a = 0; a < m; ++a) u_[first + a] = Jc.block<2, 1>(1, a).dot(b_tn);
     }
   });
   const double* m_values = M.valuePtr();
@@ -236,34 +260,32 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
       // Sum each entry's contributions where it is stored, contact by contact in increasing order, then add M.
       const int j0 = group_start_[g], width = group_start_[g + 1] - j0;
       const int first_entry = col_ptr_[j0], length = col_ptr_[j0 + 1] - first_entry, last_entry = col_ptr_[j0 + width];
-      for (int e = first_entry; e < last_entry; ++e) {
-        values[e] = 0.0;
-        if (symmetric) symmetric_values[e] = 0.0;
-      }
+      std::fill(values + first_entry, values + last_entry, 0.0);
+      if (symmetric) std::fill(symmetric_values + first_entry, symmetric_values + last_entry, 0.0);
       const int* slot = run_slot_.data() + slot_ptr_[g];
       for (int c = J.contacts_ptr(j0); c < J.contacts_ptr(j0 + 1); ++c) {
         const int i = J.contact_of(c);
-        const int first = J.support_begin(i);
+        const int first = J.support_begin(i), m = J.support_size(i);
         const int* run = run_begin_.data() + run_ptr_[i];
         const int runs = num_runs(i);
-        for (int w = 0; w < width; ++w) {
-          const size_t b = J.column_entry(c) + w;  // column j0 + w is entry b of contact i's columns
-          const double* bj = bj_.data() + 3 * b;   // (Bᵢ Jcᵢ)(:, b)
-          for (int r = 0; r < runs; ++r) {
-            const int a0 = run[r], run_length = run[r + 1] - a0;
-            const ColumnRun column{
-                jc + 3 * static_cast<size_t>(first + a0), u_.data() + first + a0, bj[0], bj[1], bj[2], jc[3 * b]};
-            double* out = values + slot[r] + w * length;
-            double* symmetric_out = symmetric ? symmetric_values + slot[r] + w * length : nullptr;
-            column.Add(run_length, out, symmetric_out);
-          }
+        const size_t b = J.column_entry(c);  // column j0 is entry b of contact i's columns
+        for (int r = 0; r < runs; ++r) {
+          const int a0 = run[r];
+          const RunColumns columns{jc_rows_.data() + 3 * static_cast<size_t>(first) + a0, m, u_.data() + first + a0,
+                                   bj_.data() + 3 * b, jc + 3 * b};
+          columns.Add(run[r + 1] - a0, width, length, values + slot[r],
+                      symmetric ? symmetric_values + slot[r] : nullptr);
         }
         slot += runs;
       }
-      for (int e = first_entry; e < last_entry; ++e) {
-        const double m_value = m_source_[e] >= 0 ? m_values[m_source_[e]] : 0.0;
-        values[e] = m_value + h * values[e];
-        if (symmetric) symmetric_values[e] = m_value + h * symmetric_values[e];
+      // h · sum per entry, then M's values added where M has them (m + h · sum, as AssembleDenseBlock).
+      for (int e = first_entry; e < last_entry; ++e) values[e] *= h;
+      if (symmetric)
+        for (int e = first_entry; e < last_entry; ++e) symmetric_values[e] *= h;
+      for (int k = M.outerIndexPtr()[j0]; k < M.outerIndexPtr()[j0 + width]; ++k) {
+        const int e = m_slot_[k];
+        values[e] = m_values[k] + values[e];
+        if (symmetric) symmetric_values[e] = m_values[k] + symmetric_values[e];
       }
     }
   });

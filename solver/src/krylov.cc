@@ -22,7 +22,7 @@ void Gmres::Analyze(const CscView& A) {
   n_ = A.n;
   groups_.clear();
   runs_.clear();
-  source_.clear();
+  std::vector<int> source;  // block_values_[e] = values[source[e]]
   // Row i of A has the pattern of column i (symmetric); its entry (i, j) is stored in column j, at the row-i entry.
   std::vector<int> next(A.col_ptr, A.col_ptr + A.n);  // per column j: where its next row entry lies
   for (int first = 0; first < A.n;) {
@@ -33,12 +33,12 @@ void Gmres::Analyze(const CscView& A) {
     for (int p = begin; p < end;) {
       int columns = 1;
       while (p + columns < end && A.row_index[p + columns] == A.row_index[p] + columns) ++columns;
-      runs_.push_back({A.row_index[p], columns, static_cast<int>(source_.size())});
+      runs_.push_back({A.row_index[p], columns, static_cast<int>(source.size())});
       for (int c = 0; c < columns; ++c) {
         const int j = A.row_index[p + c];
         for (int a = 0; a < rows; ++a) {
           TAMSI_DEBUG_ASSERT(A.row_index[next[j]] == first + a);  // the pattern is symmetric
-          source_.push_back(A.slot(next[j]++));
+          source.push_back(A.slot(next[j]++));
         }
       }
       p += columns;
@@ -47,7 +47,17 @@ void Gmres::Analyze(const CscView& A) {
     groups_.push_back(group);
     first += rows;
   }
-  block_values_.resize(source_.size());
+  block_values_.resize(source.size());
+  // The gather as copies of consecutive values: a row group's rows in one column are consecutive entries of it.
+  gather_ptr_.assign(1, 0);
+  gather_source_.clear();
+  for (size_t e = 0; e < source.size(); ++e) {
+    if (e == 0 || source[e] != source[e - 1] + 1) {
+      if (e > 0) gather_ptr_.push_back(static_cast<int>(e));
+      gather_source_.push_back(source[e]);
+    }
+  }
+  if (!source.empty()) gather_ptr_.push_back(static_cast<int>(source.size()));
 }
 
 void Gmres::Multiply(const kernels::ThreadBudget& budget, const Eigen::VectorXd& x, Eigen::VectorXd* y) {
@@ -156,8 +166,12 @@ bool Gmres::Solve(const kernels::ThreadBudget& budget, const double* values, con
   x->setZero(n);
   *iterations = 0;
   // A's values by row groups (one gather per solve), so that every product below streams through memory.
-  budget.For(static_cast<int>(block_values_.size()), kChunk, [&](int begin, int end) {
-    for (int e = begin; e < end; ++e) block_values_[e] = values[source_[e]];
+  budget.For(static_cast<int>(gather_source_.size()), kChunk / 8, [&](int begin, int end) {
+    for (int q = begin; q < end; ++q) {
+      const double* from = values + gather_source_[q];
+      double* to = block_values_.data() + gather_ptr_[q];
+      for (int t = 0, length = gather_ptr_[q + 1] - gather_ptr_[q]; t < length; ++t) to[t] = from[t];
+    }
   });
   const double beta = Norm(budget, b);
   if (!(beta > 0.0)) return std::isfinite(beta);

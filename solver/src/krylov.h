@@ -58,8 +58,10 @@ class Gmres {
   std::vector<RowGroup> groups_;
   std::vector<ColumnRun> runs_;
   int n_{0};                          // A's order
-  std::vector<int> source_;           // block_values_[e] = values[source_[e]], `values` as Solve reads them
   std::vector<double> block_values_;  // A's values by row groups and column runs (one gather per solve)
+  // The gather, as copies of consecutive values: block_values_[gather_ptr_[q] + t] = values[gather_source_[q] + t]
+  // for t < gather_ptr_[q + 1] − gather_ptr_[q], `values` as Solve reads them.
+  std::vector<int> gather_ptr_, gather_source_;
   // Sized for the largest budget m so far (ReserveWorkspaces); a solve uses the first columns and entries.
   Eigen::MatrixXd basis_;           // n × (m + 1): the orthonormal Krylov vectors
   Eigen::MatrixXd preconditioned_;  // n × m: P⁻¹ applied to each, so that x = P⁻¹ V y needs no further application

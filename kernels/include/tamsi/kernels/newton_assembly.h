@@ -52,13 +52,13 @@ class NewtonMatrixPattern {
   /// col_ptr_ and row_index_: each column's rows (M's and its contacts' supports), sorted, once each.
   void CalcColumns(const ThreadBudget& budget, const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
                    const ContactJacobian& J);
-  /// m_source_, each contact's runs, and the slots of the runs in each column of the contact's support.
+  /// m_slot_, each contact's runs, and the slots of the runs in each column of the contact's support.
   void CalcSources(const ThreadBudget& budget, const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
                    const ContactJacobian& J);
 
   std::vector<int> col_ptr_{0};
   std::vector<int> row_index_;
-  std::vector<int> m_source_;  // per entry of A: index into M's values, or −1
+  std::vector<int> m_slot_;  // per stored entry k of M: its entry of A
   // Each contact's support as runs of consecutive velocities: contact i's runs start at run_begin_[r] for r in
   // [run_ptr_[i], run_ptr_[i + 1] − 1), the last entry being |S_i|.
   std::vector<int> run_ptr_, run_begin_;
@@ -68,8 +68,9 @@ class NewtonMatrixPattern {
   // Per group g and contact i touching it (ContactJacobian's transposed order of the group's first column j0): the
   // slots in column j0 of the first rows of contact i's runs, from run_slot_[slot_ptr_[g]] on.
   std::vector<int> slot_ptr_, run_slot_;
-  std::vector<double> bj_;  // Bᵢ Jcᵢ, laid out as the ContactJacobian's blocks (3 per column)
-  std::vector<double> u_;   // per column a of contact i: uᵢ,a = Jtᵢ(:, a) · Bᵢ(1:2, 0), for the symmetric part
+  std::vector<double> bj_;       // Bᵢ Jcᵢ, laid out as the ContactJacobian's blocks (3 per column)
+  std::vector<double> jc_rows_;  // Jcᵢ row-major (its three rows of |S_i| each) from 3 · support_begin(i) on
+  std::vector<double> u_;  // per column a of contact i: uᵢ,a = Jtᵢ(:, a) · Bᵢ(1:2, 0), for the symmetric part
 
   int num_runs(int i) const { return run_ptr_[i + 1] - run_ptr_[i] - 1; }
   int num_groups() const { return static_cast<int>(group_start_.size()) - 1; }
