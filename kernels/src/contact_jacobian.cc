@@ -40,14 +40,18 @@ ContactJacobian::ContactJacobian(const Sparse& Jn, const Sparse& Jt)
   for (int j = 0; j < num_velocities_; ++j) for_each_new_contact(j, [&](int i) { support_[next[i]++] = j; });
   // Where each stored entry of Jn and Jt (in their own compressed order) lands in the blocks, and its value there.
   blocks_.assign(3 * support_.size(), 0.0);
+  // Columns are visited in increasing order, so each contact's place in its sorted support only moves forward.
+  std::vector<int> place(nc);
   auto slots = [&](const Sparse& A, int rows_per_contact, std::vector<int>* slot) {
     slot->clear();
+    std::fill(place.begin(), place.end(), 0);
     for (int j = 0; j < A.outerSize(); ++j)
       for (Sparse::InnerIterator it(A, j); it; ++it) {
         const int i = static_cast<int>(it.row()) / rows_per_contact;
         const int local_row = rows_per_contact == 1 ? 0 : 1 + static_cast<int>(it.row()) % 2;
         const int* begin = support(i);
-        const int a = static_cast<int>(std::lower_bound(begin, begin + support_size(i), j) - begin);
+        int& a = place[i];
+        while (begin[a] < j) ++a;
         TAMSI_DEBUG_ASSERT(a < support_size(i) && begin[a] == j);
         slot->push_back(3 * (support_ptr_[i] + a) + local_row);
         blocks_[slot->back()] += it.value();

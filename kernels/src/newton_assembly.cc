@@ -3,18 +3,18 @@
 #include <tamsi/kernels/parallel.h>
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 namespace tamsi::kernels {
 
 namespace {
 
-/// The sorted rows of the Newton matrix's column j: M's rows and the supports of the contacts touching j, once each
-/// (`mark`, nv entries, never holding j beforehand, flags the rows taken). `previous` (or nullptr): column j − 1's
-/// rows, reused when column j touches the same contacts as column j − 1 and M's column j has the rows of column
-/// j − 1 (a body's velocities).
+/// The sorted rows of the Newton matrix's column j: M's rows and the supports of the contacts touching j (each sorted),
+/// merged once each (`merged`: scratch). `previous` (or nullptr): column j − 1's rows, reused when column j touches
+/// the same contacts as column j − 1 and M's column j has the rows of column j − 1 (a body's velocities).
 void CalcColumnRows(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M, const ContactJacobian& J, int j,
-                    const std::vector<int>* previous, std::vector<int>* mark, std::vector<int>* rows) {
+                    const std::vector<int>* previous, std::vector<int>* merged, std::vector<int>* rows) {
   const int* m_ptr = M.outerIndexPtr();
   const int* m_rows = M.innerIndexPtr();
   auto same_as_previous = [&] {
@@ -25,19 +25,15 @@ void CalcColumnRows(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M, 
     *rows = *previous;
     return;
   }
-  rows->clear();
-  auto add = [&](int r) {
-    if ((*mark)[r] != j) {
-      (*mark)[r] = j;
-      rows->push_back(r);
-    }
-  };
-  for (int k = m_ptr[j]; k < m_ptr[j + 1]; ++k) add(m_rows[k]);
+  rows->assign(m_rows + m_ptr[j], m_rows + m_ptr[j + 1]);
+  std::sort(rows->begin(), rows->end());
   for (int c = J.contacts_ptr(j); c < J.contacts_ptr(j + 1); ++c) {
     const int i = J.contact_of(c);
-    for (int a = 0; a < J.support_size(i); ++a) add(J.support(i)[a]);
+    merged->clear();
+    std::set_union(rows->begin(), rows->end(), J.support(i), J.support(i) + J.support_size(i),
+                   std::back_inserter(*merged));
+    std::swap(*rows, *merged);
   }
-  std::sort(rows->begin(), rows->end());
 }
 
 /// (Bᵢ Jcᵢ)(:, b) = B jc, jc = Jcᵢ(:, b): one expression for both assemblies, so that they round alike.
@@ -147,9 +143,9 @@ void NewtonMatrixPattern::CalcColumns(const ThreadBudget& budget,
   std::vector<std::vector<int>> range_rows(ranges);
   col_ptr_.assign(nv + 1, 0);
   budget.ForFixedRanges(nv, kGrain, [&](int r, int begin, int end) {
-    std::vector<int> mark(nv, -1), rows, previous;
+    std::vector<int> merged, rows, previous;
     for (int j = begin; j < end; ++j) {
-      CalcColumnRows(M, J, j, j > begin ? &previous : nullptr, &mark, &rows);
+      CalcColumnRows(M, J, j, j > begin ? &previous : nullptr, &merged, &rows);
       range_rows[r].insert(range_rows[r].end(), rows.begin(), rows.end());
       col_ptr_[j + 1] = static_cast<int>(rows.size());
       std::swap(rows, previous);

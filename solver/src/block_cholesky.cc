@@ -487,18 +487,41 @@ class BlockCholesky final : public LinearSolver {
 
   /// Where the stored entries of A's lower triangle (in the ordered matrix) go in the panels, and where Factor reads
   /// them: A.values[A.slot(p)], the value index composed here (Factor reads A with the pattern and value index that
-  /// Analyze saw).
+  /// Analyze saw). A block's columns share one pattern (FindBlocks), so each run of rows of one block is placed once
+  /// per block, and each column of the block takes the same places one panel column further.
   void PlanEntries(const CscView& A) {
     entry_slot_.clear();
     entry_source_.clear();
-    for (int j = 0; j < n_; ++j) {
-      const int k = rank_[block_of_[j]], s = supernode_of_[k];
-      const int row_j = start_[k] + j - first_[k], column = row_j - first_row_[s];
-      for (int p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) {
-        const int r = A.row_index[p], i = rank_[block_of_[r]], row_r = start_[i] + r - first_[i];
-        if (row_r < row_j) continue;
-        entry_slot_.push_back(panel_ptr_[s] + column * height_[s] + RowInPanel(s, i) + r - first_[i]);
-        entry_source_.push_back(A.slot(p));
+    // Per run of rows of one block at or below the diagonal block in the columns of block b: its entries
+    // [begin, end) among a column's, and the panel row of row r, base + r.
+    struct RowRun {
+      int begin, end, base;
+      bool diagonal;
+    };
+    std::vector<RowRun> runs;
+    for (int b = 0; b < num_blocks_; ++b) {
+      const int k = rank_[b], s = supernode_of_[k], j0 = block_start_[b];
+      const int length = A.col_ptr[j0 + 1] - A.col_ptr[j0];
+      const int* rows = A.row_index + A.col_ptr[j0];
+      runs.clear();
+      for (int t = 0; t < length;) {
+        const int block = block_of_[rows[t]], i = rank_[block], begin = t;
+        while (t < length && block_of_[rows[t]] == block) ++t;
+        if (i >= k) runs.push_back({begin, t, RowInPanel(s, i) - first_[i], i == k});
+      }
+      for (int j = j0; j < block_start_[b + 1]; ++j) {
+        const int column = start_[k] + j - first_[k] - first_row_[s];
+        const int panel_column = panel_ptr_[s] + column * height_[s];
+        const int first_entry = A.col_ptr[j];
+        for (const RowRun& run : runs) {
+          int t = run.begin;
+          if (run.diagonal)
+            while (t < run.end && rows[t] < j) ++t;  // the diagonal block's rows from j down
+          for (; t < run.end; ++t) {
+            entry_slot_.push_back(panel_column + run.base + rows[t]);
+            entry_source_.push_back(A.slot(first_entry + t));
+          }
+        }
       }
     }
   }
