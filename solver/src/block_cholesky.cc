@@ -338,7 +338,11 @@ class BlockCholesky final : public LinearSolver {
         rows.push_back(i);
       };
       const int j = first_[k];
-      for (int p = A.col_ptr[j]; p < A.col_ptr[j + 1]; ++p) add(rank_[block_of_[A.row_index[p]]]);
+      for (int p = A.col_ptr[j], previous = -1; p < A.col_ptr[j + 1]; ++p) {
+        const int block = block_of_[A.row_index[p]];
+        if (block != previous) add(rank_[block]);  // a block's rows come one after another
+        previous = block;
+      }
       for (int c : children[k])
         for (int e = below_ptr_[c]; e < below_ptr_[c + 1]; ++e) add(below_[e]);
       std::sort(rows.begin(), rows.end());

@@ -2,6 +2,7 @@
 
 #include <tamsi/kernels/debug_assert.h>
 
+#include <algorithm>
 #include <numeric>
 
 namespace tamsi::internal {
@@ -12,13 +13,23 @@ int Find(std::vector<int>& parent, int x) {
   return x;
 }
 
-/// Joins the sets of every entry (i, j) of the pattern; a root is always the smallest index of its set.
+void Join(std::vector<int>& parent, int i, int j) {
+  const int a = Find(parent, i), b = Find(parent, j);
+  if (a != b) parent[std::max(a, b)] = std::min(a, b);
+}
+
+/// Joins the sets of every entry (i, j) of the pattern; a root is always the smallest index of its set. A column with
+/// the rows of the one before it (a body's velocities), whose rows are already joined with that column, joins it alone.
 void JoinPattern(int n, const int* col_ptr, const int* row_index, std::vector<int>& parent) {
-  for (int j = 0; j < n; ++j)
-    for (int e = col_ptr[j]; e < col_ptr[j + 1]; ++e) {
-      const int a = Find(parent, row_index[e]), b = Find(parent, j);
-      if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  for (int j = 0; j < n; ++j) {
+    const int begin = col_ptr[j], end = col_ptr[j + 1];
+    if (j > 0 && end > begin && end - begin == begin - col_ptr[j - 1] &&
+        std::equal(row_index + begin, row_index + end, row_index + col_ptr[j - 1])) {
+      Join(parent, j - 1, j);
+      continue;
     }
+    for (int e = begin; e < end; ++e) Join(parent, row_index[e], j);
+  }
 }
 
 /// The sets of a union-find as components numbered by their smallest index.
@@ -62,8 +73,7 @@ Components FindBodies(int n, const int* col_ptr, const int* row_index, const ker
   JoinPattern(n, col_ptr, row_index, parent);
   for (int j = 1; j < n; ++j) {
     if (J.contacts_ptr(j) == J.contacts_ptr(j + 1) || !J.SameContacts(j - 1, j)) continue;
-    const int a = Find(parent, j - 1), b = Find(parent, j);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    Join(parent, j - 1, j);
   }
   return Label(parent);
 }
