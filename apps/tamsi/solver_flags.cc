@@ -91,7 +91,7 @@ void AddSolverOptions(CLI::App* cmd, Options* options, std::optional<double>* st
       ->check(Positive());
   cmd->add_option("--threads", options->num_threads, "Solver threads (0: all hardware threads)")->check(NonNegative());
   cmd->add_option("--krylov-tolerance", options->krylov_tolerance,
-                  "GMRES's relative residual for the symmetric and reuse Newton solves (default 1e-3)")
+                  "GMRES's relative residual for the symmetric and reuse Newton solves (default 1e-2)")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--keep-preconditioner-update", options->keep_preconditioner_update,
                   "symmetric: an island whose last Newton update was at most this many v_s first tries GMRES on its "
