@@ -216,8 +216,9 @@ struct Options {
   /// factorization of S, within 5 iterations, and factors this iteration's S only when that falls short; ≥ 0 (0:
   /// a factorization in every iteration). Once every contact moves by less than v_s per iteration its stick/slip
   /// state and S change little. Each solve's Newton systems still meet krylov_tolerance, so the iterates barely move:
-  /// on 50 steps of the settled N = 500 pile, the same 582 Newton iterations with 706 factorizations instead of 780,
-  /// for 1,629 GMRES iterations instead of 1,593 (3 v_s: 687 and 1,763; 10 v_s: 677 and 2,076; bench/README.md).
+  /// on 50 steps of the settled N = 500 pile, 590 Newton iterations with 719 factorizations and 1,120 GMRES
+  /// iterations, against 585, 783 and 1,069 with 0 (3 v_s: 605, 701 and 1,283; 10 v_s: 585, 665 and 1,511; the 0.4 s
+  /// run 3–4 % slower at 3 and 10 v_s; bench/README.md).
   double keep_preconditioner_update{1.0};
   /// kSymmetricPreconditioner, two-way: islands of at least this many velocities are preconditioned by one-level
   /// overlapping Schwarz on S instead of a Cholesky of S, ≥ 1. The default puts the settled piles' islands of
