@@ -207,7 +207,7 @@ struct Options {
   /// and iteration budget per Newton iteration, ≥ 1. Newton's own test is on the step (relative_tolerance · v_s),
   /// which an error of 1e-2 of the step does not move. On the settled N = 500 pile's first steps, 1e-2 takes 21 GMRES
   /// iterations per step where 1e-3 took 32, for the same 11.3 Newton iterations; 1e-6 took 7 per Newton iteration,
-  /// for one Newton iteration fewer in 80. The dropped bins' steps were 2–9 % faster than at 1e-3, with up to 4 % more
+  /// for one Newton iteration fewer in 80. The dropped bins' runs were 2–12 % faster than at 1e-3, with up to 4 % more
   /// Newton iterations (bench/README.md, "GMRES to 1e-2").
   double krylov_tolerance{1e-2};
   int max_krylov_iterations{20};
