@@ -169,8 +169,7 @@ bool Gmres::Solve(const kernels::ThreadBudget& budget, const double* values, con
   budget.For(static_cast<int>(gather_source_.size()), kChunk / 8, [&](int begin, int end) {
     for (int q = begin; q < end; ++q) {
       const double* from = values + gather_source_[q];
-      double* to = block_values_.data() + gather_ptr_[q];
-      for (int t = 0, length = gather_ptr_[q + 1] - gather_ptr_[q]; t < length; ++t) to[t] = from[t];
+      std::copy(from, from + (gather_ptr_[q + 1] - gather_ptr_[q]), block_values_.data() + gather_ptr_[q]);
     }
   });
   const double beta = Norm(budget, b);
