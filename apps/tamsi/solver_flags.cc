@@ -104,7 +104,7 @@ void AddSolverOptions(CLI::App* cmd, Options* options, std::optional<double>* st
       ->check(CLI::PositiveNumber);
   cmd->add_option("--cholesky-flops-per-velocity", options->cholesky_flops_per_velocity,
                   "symmetric: an island of at least --schwarz-threshold velocities keeps the Cholesky when AMD's "
-                  "estimate of its flops per velocity is at most this (0: every such island on Schwarz; default 15000)")
+                  "estimate of its flops per velocity is at most this (0: every such island on Schwarz; default 40000)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--schwarz-part-bodies", options->schwarz_part_bodies,
                   "Schwarz: bodies per subdomain before its layer of overlap (default " +

@@ -2,9 +2,11 @@
 
 #include <amd.h>
 #include <cblas.h>
+#include <tamsi/kernels/parallel.h>
 
 #include <Eigen/Cholesky>
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <limits>
 #include <string>
@@ -23,6 +25,12 @@ using Panel = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>, 0, Ei
 /// 64 instead of 6.
 constexpr int kMaxWidth = 64;
 constexpr int kTileRows = 64;
+/// A parallel factorization's first phase cuts the elimination tree into subtrees of at most this share of its flops
+/// (PlanSchedule).
+constexpr double kSubtrees = 64.0;
+/// A supernode's panel is updated and solved in row chunks of at least this many rows (PlanChunks), in parallel for
+/// the supernodes above the subtrees.
+constexpr int kChunkRows = 128;
 /// How far ahead of the panel it reads the first kSingle solve fetches the next panels (bytes): that solve reads the
 /// subdomains' panels front to back from the shared cache (all of them, 27 MB in float at N = 10,000, between two
 /// applications of the preconditioner), and fetching ahead made the preconditioner's applications 35–40 % faster there.
@@ -97,7 +105,7 @@ struct SolveWorkspace {
 /// The factorization in precision F (double or float). `inverted`: the solves run on a float copy of the panels in
 /// partitioned-inverse form (F = double: kSingleInverted); else by triangular solves on L in F (kDouble, kSingle).
 template <typename F>
-class BlockCholesky final : public LinearSolver {
+class BlockCholesky final : public BlockCholeskySolver {
  public:
   explicit BlockCholesky(bool inverted) : inverted_(inverted) {}
 
@@ -107,7 +115,9 @@ class BlockCholesky final : public LinearSolver {
     if (!OrderBlocks(A, message)) return false;
     FindStructure(A);
     FindSupernodes();
+    PlanChunks();
     PlanUpdates();
+    PlanSchedule();
     PlanEntries(A);
     return true;
   }
@@ -119,33 +129,10 @@ class BlockCholesky final : public LinearSolver {
     return OrderBlocks(A, nullptr) ? estimated_flops_ : std::numeric_limits<double>::infinity();
   }
 
-  bool Factor(const CscView& A, std::string* message) override {
-    std::fill(values_.begin(), values_.end(), F{0});
-    column_cursor_ = target_cursor_ = 0;
-    for (size_t e = 0; e < entry_slot_.size(); ++e)
-      values_[entry_slot_[e]] = static_cast<F>(A.values[entry_source_[e]]);
-    for (int s = 0; s < num_supernodes_; ++s) {
-      Panel<F> L = PanelOf(s);
-      const int w = width(s);
-      using Dense = Eigen::Matrix<F, Eigen::Dynamic, Eigen::Dynamic>;
-      Eigen::Ref<Dense> diagonal = L.topRows(w);
-      Eigen::LLT<Eigen::Ref<Dense>> llt(diagonal);
-      if (llt.info() != Eigen::Success) {
-        if (message) *message = "block Cholesky: matrix not positive definite (supernode " + std::to_string(s) + ")";
-        return false;
-      }
-      const int h = height_[s];
-      if (h > w)  // the rows below: L21 ← L21 L11⁻ᵀ
-        TrsmRightLowerTrans(h - w, w, L.data(), h, L.data() + w, h);
-      UpdateLater(s, L);
-      if (inverted_) {
-        if constexpr (std::is_same_v<F, double>) InvertPanel(L);  // kSingleInverted
-      } else {
-        for (int a = 0; a < w; ++a) workspace_.inverse_diagonal[first_row_[s] + a] = F{1} / diagonal(a, a);
-      }
-    }
-    if (inverted_) std::copy(values_.begin(), values_.end(), single_.begin());
-    return true;
+  bool Factor(const CscView& A, std::string* message) override { return FactorOn(nullptr, A, message); }
+
+  bool Factor(const kernels::ThreadBudget& budget, const CscView& A, std::string* message) override {
+    return FactorOn(budget.num_threads() > 1 ? &budget : nullptr, A, message);
   }
 
   bool Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string*) override {
@@ -157,6 +144,99 @@ class BlockCholesky final : public LinearSolver {
   }
 
  private:
+  /// A's values scattered into the panels, then every supernode after its descendants (FactorSupernode): in order
+  /// on one thread, or, given `budget`, by PlanSchedule's order: the subtrees in parallel, each in order, then the
+  /// supernodes above them level by level, each level's row chunks, diagonal blocks and row chunks again in parallel.
+  /// A supernode's arithmetic does not depend on the order (the same products, each entry's updates summed in its
+  /// descendants' order), so L is bitwise the same for any thread count, and so is the first supernode that fails.
+  bool FactorOn(const kernels::ThreadBudget* budget, const CscView& A, std::string* message) {
+    std::fill(values_.begin(), values_.end(), F{0});
+    for (size_t e = 0; e < entry_slot_.size(); ++e)
+      values_[entry_slot_[e]] = static_cast<F>(A.values[entry_source_[e]]);
+    int failed = num_supernodes_;
+    if (budget == nullptr) {
+      for (int t = 0; t < num_supernodes_ && failed == num_supernodes_; ++t)
+        if (!FactorSupernode(t)) failed = t;
+    } else {
+      std::atomic<int> first_failed{num_supernodes_};
+      auto fail = [&](int t) {
+        int seen = first_failed.load();
+        while (t < seen && !first_failed.compare_exchange_weak(seen, t)) {
+        }
+      };
+      budget->For(num_subtrees(), 1, [&](int begin, int end) {
+        for (int p = subtree_ptr_[begin]; p < subtree_ptr_[end]; ++p)
+          if (!FactorSupernode(subtree_node_[p])) fail(subtree_node_[p]);
+      });
+      for (int l = 0; l + 1 < static_cast<int>(level_ptr_.size()); ++l) {
+        const int* chunks = level_chunk_.data() + level_chunk_ptr_[l];
+        const int* nodes = level_node_.data() + level_ptr_[l];
+        const int num_chunks = level_chunk_ptr_[l + 1] - level_chunk_ptr_[l];
+        budget->For(num_chunks, 1, [&](int begin, int end) {
+          F work[kTileRows * kMaxWidth];
+          for (int i = begin; i < end; ++i) UpdateChunk(chunks[i], work);
+        });
+        budget->For(level_ptr_[l + 1] - level_ptr_[l], 1, [&](int begin, int end) {
+          for (int i = begin; i < end; ++i)
+            if (!FactorDiagonal(nodes[i])) fail(nodes[i]);
+        });
+        budget->For(num_chunks, 1, [&](int begin, int end) {
+          for (int i = begin; i < end; ++i) SolveChunk(chunks[i]);
+        });
+      }
+      failed = first_failed.load();
+    }
+    if (failed < num_supernodes_) {
+      if (message) *message = "block Cholesky: matrix not positive definite (supernode " + std::to_string(failed) + ")";
+      return false;
+    }
+    if (inverted_) {
+      if constexpr (std::is_same_v<F, double>) {  // kSingleInverted
+        for (int s = 0; s < num_supernodes_; ++s) {
+          Panel<F> L = PanelOf(s);
+          InvertPanel(L);
+        }
+      }
+      std::copy(values_.begin(), values_.end(), single_.begin());
+    }
+    return true;
+  }
+
+  /// Supernode t, whose descendants are factored: its row chunks updated, its diagonal block factored (false when
+  /// not positive definite), its row chunks below the diagonal block solved against it.
+  bool FactorSupernode(int t) {
+    F work[kTileRows * kMaxWidth];
+    for (int k = chunk_ptr_[t]; k < chunk_ptr_[t + 1]; ++k) UpdateChunk(k, work);
+    if (!FactorDiagonal(t)) return false;
+    for (int k = chunk_ptr_[t]; k < chunk_ptr_[t + 1]; ++k) SolveChunk(k);
+    return true;
+  }
+
+  /// Row chunk k of a supernode's panel: the updates of the descendants' groups into it (ApplyGroup), in their order.
+  void UpdateChunk(int k, F* work) {
+    for (int p = chunk_group_ptr_[k]; p < chunk_group_ptr_[k + 1]; ++p) ApplyGroup(chunk_group_[p], work);
+  }
+
+  /// Supernode t's diagonal block by Eigen's LLT, and the reciprocals of its diagonal for the triangular solves.
+  bool FactorDiagonal(int t) {
+    Panel<F> L = PanelOf(t);
+    using Dense = Eigen::Matrix<F, Eigen::Dynamic, Eigen::Dynamic>;
+    Eigen::Ref<Dense> diagonal = L.topRows(width(t));
+    Eigen::LLT<Eigen::Ref<Dense>> llt(diagonal);
+    if (llt.info() != Eigen::Success) return false;
+    if (!inverted_)
+      for (int a = 0; a < width(t); ++a) workspace_.inverse_diagonal[first_row_[t] + a] = F{1} / diagonal(a, a);
+    return true;
+  }
+
+  /// Row chunk k's rows below its supernode's diagonal block: L21 ← L21 L11⁻ᵀ.
+  void SolveChunk(int k) {
+    const int t = chunk_node_[k], w = width(t), h = height_[t];
+    const int first = std::max(chunk_row_[k], w), end = ChunkEnd(k);
+    if (end > first)
+      TrsmRightLowerTrans(end - first, w, values_.data() + panel_ptr_[t], h, values_.data() + panel_ptr_[t] + first, h);
+  }
+
   /// x = A⁻¹ b by L's panels in precision T: b in the ordered rows, the two triangular solves, back in A's columns.
   template <typename T>
   void SolveIn(const T* panels, SolveWorkspace<T>* work, const Eigen::VectorXd& b, Eigen::VectorXd* x) const {
@@ -418,21 +498,49 @@ class BlockCholesky final : public LinearSolver {
     return zeros == 0 || width <= 4 || (width <= 16 && z < 0.8) || (width <= 48 && z < 0.1) || z < 0.05;
   }
 
+  /// Each supernode's panel rows cut into chunks at block boundaries, each of at least kChunkRows rows (the last may
+  /// have fewer), the units of a supernode's parallel updates and solves.
+  void PlanChunks() {
+    chunk_ptr_.assign(1, 0);
+    chunk_row_.clear();
+    chunk_node_.clear();
+    for (int t = 0; t < num_supernodes_; ++t) {
+      int row = 0, chunk_start = 0;
+      chunk_row_.push_back(0);
+      chunk_node_.push_back(t);
+      auto boundary = [&](int next_row) {
+        row = next_row;
+        if (row - chunk_start < kChunkRows || row == height_[t]) return;
+        chunk_start = row;
+        chunk_row_.push_back(row);
+        chunk_node_.push_back(t);
+      };
+      for (int k = supernode_start_[t]; k < supernode_start_[t + 1]; ++k) boundary(row + size_[k]);
+      ForEachRowBlock(t, [&](int k, int) { boundary(row + size_[k]); });
+      chunk_ptr_.push_back(static_cast<int>(chunk_row_.size()));
+    }
+  }
+
   /// For supernode s and each run of the blocks below it that lie in one supernode t (consecutive in s's panel), and
-  /// each group of blocks below from the run's first down (up to kTileRows rows, whole blocks): one product of the
-  /// group's rows of s with the run's rows, then L(i, j) -= its (i, j) part for every block j of the run and every
-  /// block i ≥ j of the group, at (target_ row, column_ offset) in t's panel. Every such i is a block of t or below t.
-  /// Where those blocks are consecutive rows and columns of t's panel (Consecutive), the product is subtracted there
-  /// by the BLAS itself (beta = 1): on the N = 500 pile's dumped steps, solves 2 % faster.
+  /// each group of blocks below from the run's first down (up to kTileRows rows, whole blocks, within one row chunk
+  /// of t): one product of the group's rows of s with the run's rows, then L(i, j) -= its (i, j) part for every block
+  /// j of the run and every block i ≥ j of the group, at (target_ row, column_ offset) in t's panel. Every such i is a
+  /// block of t or below t. Where those blocks are consecutive rows and columns of t's panel (Consecutive), the
+  /// product is subtracted there by the BLAS itself (beta = 1): on the N = 500 pile's dumped steps, solves 2 % faster.
+  /// A product has at most kTileRows × kMaxWidth entries: a group's rows stop at kTileRows unless one block (of at
+  /// most kMaxWidth rows) exceeds it, and a run's rows are columns of one supernode, at most kMaxWidth. Then each row
+  /// chunk's groups (chunk_group_), in the order of their supernodes.
   void PlanUpdates() {
-    run_ptr_.assign(1, 0);
     run_begin_.clear();
+    run_source_.clear();
+    run_column_.clear();
     group_ptr_.assign(1, 0);
     group_begin_.clear();
+    group_target_.clear();
     direct_.clear();
     column_.clear();
     target_.clear();
-    size_t max_work = 0;
+    std::vector<int> group_chunk;
     for (int s = 0; s < num_supernodes_; ++s) {
       const int last = supernode_start_[s + 1] - 1, end = below_ptr_[last + 1];
       for (int e = below_ptr_[last]; e < end;) {
@@ -440,12 +548,18 @@ class BlockCholesky final : public LinearSolver {
         int run_end = e;
         while (run_end < end && supernode_of_[below_[run_end]] == t) ++run_end;
         run_begin_.push_back(e);
+        run_source_.push_back(s);
+        run_column_.push_back(static_cast<int>(column_.size()));
         for (int j = e; j < run_end; ++j) column_.push_back(start_[below_[j]] - first_row_[t]);
         for (int u = e; u < end;) {
+          const int chunk = ChunkOf(t, RowInPanel(t, below_[u]));
           int group_end = u + 1;
-          while (group_end < end && RowsFrom(s, u, group_end + 1) <= kTileRows) ++group_end;
+          while (group_end < end && RowsFrom(s, u, group_end + 1) <= kTileRows &&
+                 ChunkOf(t, RowInPanel(t, below_[group_end])) == chunk)
+            ++group_end;
           group_begin_.push_back(u);
-          max_work = std::max(max_work, static_cast<size_t>(RowsFrom(s, u, group_end)) * RowsFrom(s, e, run_end));
+          group_target_.push_back(static_cast<int>(target_.size()));
+          group_chunk.push_back(chunk);
           const bool direct = Consecutive(t, e, run_end, u, group_end);
           direct_.push_back(direct);
           if (direct) {
@@ -459,9 +573,97 @@ class BlockCholesky final : public LinearSolver {
         group_ptr_.push_back(static_cast<int>(group_begin_.size()));
         e = run_end;
       }
-      run_ptr_.push_back(static_cast<int>(run_begin_.size()));
     }
-    work_.resize(max_work);
+    group_run_.resize(group_begin_.size());
+    for (int r = 0; r + 1 < static_cast<int>(group_ptr_.size()); ++r)
+      std::fill(group_run_.begin() + group_ptr_[r], group_run_.begin() + group_ptr_[r + 1], r);
+    chunk_group_ptr_.assign(chunk_row_.size() + 1, 0);
+    for (int c : group_chunk) ++chunk_group_ptr_[c + 1];
+    for (size_t k = 1; k < chunk_group_ptr_.size(); ++k) chunk_group_ptr_[k] += chunk_group_ptr_[k - 1];
+    chunk_group_.resize(group_chunk.size());
+    std::vector<int> next(chunk_group_ptr_.begin(), chunk_group_ptr_.end() - 1);
+    for (int g = 0; g < static_cast<int>(group_chunk.size()); ++g) chunk_group_[next[group_chunk[g]]++] = g;
+  }
+
+  /// The order of a parallel factorization. First, subtrees of the supernodal elimination tree, in parallel, each
+  /// factored in order: split from the top (the costliest subtree first, its root set aside) until none holds more
+  /// than 1/kSubtrees of the estimated flops. Then the set-aside supernodes, level by level from the bottom (a level's
+  /// supernodes depend only on lower levels and on the subtrees), in parallel over their row chunks. The order changes
+  /// the time a factorization takes, never its values.
+  void PlanSchedule() {
+    const int ns = num_supernodes_;
+    std::vector<int> parent(ns, -1);
+    std::vector<double> cost(ns, 0.0);
+    for (int s = 0; s < ns; ++s) {
+      const int last = supernode_start_[s + 1] - 1;
+      if (below_ptr_[last + 1] > below_ptr_[last]) parent[s] = supernode_of_[below_[below_ptr_[last]]];
+      const double w = width(s), h = height_[s];
+      cost[s] += w * w * (w / 3.0 + (h - w));
+    }
+    for (int g = 0; g < static_cast<int>(group_begin_.size()); ++g) {
+      const int r = group_run_[g], s = run_source_[r], e = run_begin_[r];
+      cost[supernode_of_[below_[e]]] +=
+          2.0 * RowsFrom(s, group_begin_[g], GroupEnd(g)) * RowsFrom(s, e, RunEnd(r)) * width(s);
+    }
+    std::vector<double> subtree(cost);  // a parent comes after its children
+    std::vector<std::vector<int>> children(ns);
+    std::vector<std::pair<double, int>> heap;  // the subtrees' roots, the costliest on top
+    double total = 0.0;
+    for (int s = 0; s < ns; ++s) {
+      if (parent[s] >= 0) {
+        subtree[parent[s]] += subtree[s];
+        children[parent[s]].push_back(s);
+      } else {
+        heap.emplace_back(subtree[s], s);
+        total += subtree[s];
+      }
+    }
+    std::make_heap(heap.begin(), heap.end());
+    std::vector<char> top(ns, 0);
+    while (!heap.empty() && heap.front().first > total / kSubtrees && !children[heap.front().second].empty()) {
+      const int s = heap.front().second;
+      std::pop_heap(heap.begin(), heap.end());
+      heap.pop_back();
+      top[s] = 1;
+      for (int c : children[s]) {
+        heap.emplace_back(subtree[c], c);
+        std::push_heap(heap.begin(), heap.end());
+      }
+    }
+    // Each supernode's key: its subtree, from the roots down, or for a set-aside one, after them, its level.
+    const int num_subtrees = static_cast<int>(heap.size());
+    std::sort(heap.begin(), heap.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    std::vector<int> key(ns, -1), level(ns, 0);
+    for (int i = 0; i < num_subtrees; ++i) key[heap[i].second] = i;
+    for (int s = ns - 1; s >= 0; --s)
+      if (!top[s] && key[s] < 0) key[s] = key[parent[s]];
+    int num_levels = 0;
+    for (int s = 0; s < ns; ++s) {
+      if (!top[s]) continue;
+      key[s] = num_subtrees + level[s];
+      num_levels = std::max(num_levels, level[s] + 1);
+      if (parent[s] >= 0) level[parent[s]] = std::max(level[parent[s]], level[s] + 1);
+    }
+    // Supernodes sorted by key (counting sort: in order within a key), then cut into the subtrees and the levels.
+    std::vector<int> key_ptr(num_subtrees + num_levels + 1, 0), sorted(ns);
+    for (int s = 0; s < ns; ++s) ++key_ptr[key[s] + 1];
+    for (size_t k = 1; k < key_ptr.size(); ++k) key_ptr[k] += key_ptr[k - 1];
+    std::vector<int> next(key_ptr.begin(), key_ptr.end() - 1);
+    for (int s = 0; s < ns; ++s) sorted[next[key[s]]++] = s;
+    subtree_ptr_.assign(key_ptr.begin(), key_ptr.begin() + num_subtrees + 1);
+    subtree_node_.assign(sorted.begin(), sorted.begin() + key_ptr[num_subtrees]);
+    level_ptr_.assign(1, 0);
+    level_node_.clear();
+    level_chunk_ptr_.assign(1, 0);
+    level_chunk_.clear();
+    for (int l = 0; l < num_levels; ++l) {
+      for (int p = key_ptr[num_subtrees + l]; p < key_ptr[num_subtrees + l + 1]; ++p) {
+        level_node_.push_back(sorted[p]);
+        for (int k = chunk_ptr_[sorted[p]]; k < chunk_ptr_[sorted[p] + 1]; ++k) level_chunk_.push_back(k);
+      }
+      level_ptr_.push_back(static_cast<int>(level_node_.size()));
+      level_chunk_ptr_.push_back(static_cast<int>(level_chunk_.size()));
+    }
   }
 
   /// Whether the run's blocks (entries [e, run_end) of below_) are consecutive columns of supernode t's panel and the
@@ -530,45 +732,61 @@ class BlockCholesky final : public LinearSolver {
     }
   }
 
-  /// The updates of supernode s to the panels after it (PlanUpdates), one product per group of rows of each run.
-  void UpdateLater(int s, const Panel<F>& L) {
-    const int last = supernode_start_[s + 1] - 1, end = below_ptr_[last + 1];
-    const int* column = column_.data() + column_cursor_;
-    const int* target = target_.data() + target_cursor_;
-    for (int r = run_ptr_[s]; r < run_ptr_[s + 1]; ++r) {
-      const int e = run_begin_[r], run_end = r + 1 < run_ptr_[s + 1] ? run_begin_[r + 1] : end;
-      const int run_rows = RowsFrom(s, e, run_end);
-      Panel<F> Lt = PanelOf(supernode_of_[below_[e]]);
-      for (int g = group_ptr_[r]; g < group_ptr_[r + 1]; ++g) {
-        const int u = group_begin_[g], group_end = g + 1 < group_ptr_[r + 1] ? group_begin_[g + 1] : end;
-        const int product_rows = RowsFrom(s, u, group_end), h = static_cast<int>(L.outerStride());
-        const int ht = static_cast<int>(Lt.outerStride());
-        if (direct_[g]) {  // the product's blocks above the target's diagonal land in its unused upper triangle
-          Gemm(product_rows, run_rows, static_cast<int>(L.cols()), F{-1}, L.data() + row_offset_[u], h,
-               L.data() + row_offset_[e], h, F{1}, Lt.data() + static_cast<size_t>(column[0]) * ht + *target++, ht);
-          continue;
-        }
-        Gemm(product_rows, run_rows, static_cast<int>(L.cols()), F{1}, L.data() + row_offset_[u], h,
-             L.data() + row_offset_[e], h, F{0}, work_.data(), product_rows);
-        for (int j = e; j < run_end; ++j) {
-          const int size_j = size_[below_[j]];
-          const F* product_j = work_.data() + static_cast<size_t>(row_offset_[j] - row_offset_[e]) * product_rows;
-          for (int v = std::max(u, j); v < group_end; ++v) {
-            // L(i, j) −= the product's (v, j) block, column by column (plain loops: Eigen's block expression on
-            // these strided maps spilled to the stack in its inner loop).
-            F* to = Lt.data() + static_cast<size_t>(column[j - e]) * ht + *target++;
-            const F* from = product_j + (row_offset_[v] - row_offset_[u]);
-            const int size_v = size_[below_[v]];
-            for (int c = 0; c < size_j; ++c, to += ht, from += product_rows)
-              for (int r = 0; r < size_v; ++r) to[r] -= from[r];
-          }
-        }
-      }
-      column += run_end - e;
+  /// Group g's update (PlanUpdates) from its supernode's panel to its run's target's; `work`: room for one product
+  /// (kTileRows × kMaxWidth).
+  void ApplyGroup(int g, F* work) {
+    const int r = group_run_[g], s = run_source_[r], e = run_begin_[r], run_end = RunEnd(r);
+    const int u = group_begin_[g], group_end = GroupEnd(g);
+    const int run_rows = RowsFrom(s, e, run_end), product_rows = RowsFrom(s, u, group_end);
+    const Panel<F> L = PanelOf(s);
+    Panel<F> Lt = PanelOf(supernode_of_[below_[e]]);
+    const int* column = column_.data() + run_column_[r];
+    const int* target = target_.data() + group_target_[g];
+    const int h = height_[s], ht = static_cast<int>(Lt.outerStride()), w = width(s);
+    if (direct_[g]) {  // the product's blocks above the target's diagonal land in its unused upper triangle
+      Gemm(product_rows, run_rows, w, F{-1}, L.data() + row_offset_[u], h, L.data() + row_offset_[e], h, F{1},
+           Lt.data() + static_cast<size_t>(column[0]) * ht + *target, ht);
+      return;
     }
-    column_cursor_ = static_cast<int>(column - column_.data());
-    target_cursor_ = static_cast<int>(target - target_.data());
+    Gemm(product_rows, run_rows, w, F{1}, L.data() + row_offset_[u], h, L.data() + row_offset_[e], h, F{0}, work,
+         product_rows);
+    for (int j = e; j < run_end; ++j) {
+      const int size_j = size_[below_[j]];
+      const F* product_j = work + static_cast<size_t>(row_offset_[j] - row_offset_[e]) * product_rows;
+      for (int v = std::max(u, j); v < group_end; ++v) {
+        // L(i, j) −= the product's (v, j) block, column by column (plain loops: Eigen's block expression on these
+        // strided maps spilled to the stack in its inner loop).
+        F* to = Lt.data() + static_cast<size_t>(column[j - e]) * ht + *target++;
+        const F* from = product_j + (row_offset_[v] - row_offset_[u]);
+        const int size_v = size_[below_[v]];
+        for (int c = 0; c < size_j; ++c, to += ht, from += product_rows)
+          for (int i = 0; i < size_v; ++i) to[i] -= from[i];
+      }
+    }
   }
+
+  /// The end of run r, and of group g, among the entries of below_ of their supernode's last block.
+  int RunEnd(int r) const {
+    const int s = run_source_[r];
+    return r + 1 < static_cast<int>(run_source_.size()) && run_source_[r + 1] == s
+               ? run_begin_[r + 1]
+               : below_ptr_[supernode_start_[s + 1]];
+  }
+  int GroupEnd(int g) const {
+    const int r = group_run_[g];
+    return g + 1 < group_ptr_[r + 1] ? group_begin_[g + 1] : below_ptr_[supernode_start_[run_source_[r] + 1]];
+  }
+  /// The row chunk of supernode t that holds panel row `row`, and chunk k's end row.
+  int ChunkOf(int t, int row) const {
+    return static_cast<int>(
+               std::upper_bound(chunk_row_.begin() + chunk_ptr_[t], chunk_row_.begin() + chunk_ptr_[t + 1], row) -
+               chunk_row_.begin()) -
+           1;
+  }
+  int ChunkEnd(int k) const {
+    return k + 1 < chunk_ptr_[chunk_node_[k] + 1] ? chunk_row_[k + 1] : height_[chunk_node_[k]];
+  }
+  int num_subtrees() const { return static_cast<int>(subtree_ptr_.size()) - 1; }
 
   /// Supernode L = [L11; L21], factored and its updates done, becomes [L11⁻¹; −L21 L11⁻¹] (L11⁻¹ lower triangular,
   /// zeros above its diagonal), the form the solves use: each supernode's solve is then one product, without the
@@ -622,17 +840,24 @@ class BlockCholesky final : public LinearSolver {
   // Supernodes: their first blocks (num_supernodes + 1), each block's supernode, each supernode's first ordered row,
   // panel height and storage; the panel row of each block below a supernode's last block (indexed like below_).
   std::vector<int> supernode_start_, supernode_of_, first_row_, height_, panel_ptr_, row_offset_;
-  // PlanUpdates: per supernode its runs (run_ptr_), each run's first entry of below_ and its groups (group_ptr_), each
-  // group's first entry of below_; per block of a run its column in the target panel, and per pair of blocks its row
-  // there, in the order UpdateLater walks them (which Factor, supernode by supernode, follows with the cursors).
-  std::vector<int> run_ptr_, run_begin_, group_ptr_, group_begin_, column_, target_;
+  // PlanChunks: per supernode its row chunks (chunk_ptr_), each chunk's first panel row and supernode.
+  std::vector<int> chunk_ptr_, chunk_row_, chunk_node_;
+  // PlanUpdates: per run (a source supernode's blocks below it in one target supernode, the runs in their sources'
+  // order) its first entry of below_, its source, its first entry of column_ and its groups (group_ptr_); per group
+  // its first entry of below_, its run and its first entry of target_; per block of a run its column in the target
+  // panel, and per pair of blocks its row there (ApplyGroup walks them). Per row chunk its groups (chunk_group_ptr_),
+  // in their sources' order.
+  std::vector<int> run_begin_, run_source_, run_column_, group_ptr_, group_begin_, group_run_, group_target_, column_,
+      target_, chunk_group_ptr_, chunk_group_;
   std::vector<char> direct_;  // per group: Consecutive, its product subtracted in place (one target_ entry: its row)
-  int column_cursor_{0}, target_cursor_{0};
+  // PlanSchedule: the subtrees' supernodes (subtree_ptr_), then per level its supernodes (level_ptr_) and their row
+  // chunks (level_chunk_ptr_).
+  std::vector<int> subtree_ptr_, subtree_node_, level_ptr_, level_node_, level_chunk_ptr_, level_chunk_;
   // Per stored entry of A's lower triangle, its place in values_ and in A.values.
   std::vector<int> entry_slot_, entry_source_;
-  // L's panels in F and, when inverted, their single-precision copy in partitioned-inverse form; the products of
-  // UpdateLater; the workspace of the solves on L, or of those on the inverted copy (the other stays empty).
-  std::vector<F> values_, work_;
+  // L's panels in F and, when inverted, their single-precision copy in partitioned-inverse form; the workspace of
+  // the solves on L, or of those on the inverted copy (the other stays empty).
+  std::vector<F> values_;
   std::vector<float> single_;
   bool inverted_;
   SolveWorkspace<F> workspace_;
@@ -642,18 +867,16 @@ class BlockCholesky final : public LinearSolver {
 /// kSingle: the factorization in float, and where float meets a pivot that is not positive (S too ill-conditioned for
 /// float's 24 bits), the same matrix again in double (analyzed then, for the pattern), solved in double until the next
 /// Factor.
-class SingleFirstCholesky final : public LinearSolver {
+class SingleFirstCholesky final : public BlockCholeskySolver {
  public:
   bool Analyze(const CscView& A, std::string* message) override {
     double_analyzed_ = false;
     return single_.Analyze(A, message);
   }
 
-  bool Factor(const CscView& A, std::string* message) override {
-    in_double_ = !single_.Factor(A, nullptr);
-    if (!in_double_) return true;
-    if (!double_analyzed_ && !(double_analyzed_ = double_.Analyze(A, message))) return false;
-    return double_.Factor(A, message);
+  bool Factor(const CscView& A, std::string* message) override { return FactorOn(nullptr, A, message); }
+  bool Factor(const kernels::ThreadBudget& budget, const CscView& A, std::string* message) override {
+    return FactorOn(&budget, A, message);
   }
 
   bool Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string* message) override {
@@ -661,6 +884,16 @@ class SingleFirstCholesky final : public LinearSolver {
   }
 
  private:
+  bool FactorOn(const kernels::ThreadBudget* budget, const CscView& A, std::string* message) {
+    auto factor = [&](BlockCholeskySolver& f, std::string* m) {
+      return budget != nullptr ? f.Factor(*budget, A, m) : f.Factor(A, m);
+    };
+    in_double_ = !factor(single_, nullptr);
+    if (!in_double_) return true;
+    if (!double_analyzed_ && !(double_analyzed_ = double_.Analyze(A, message))) return false;
+    return factor(double_, message);
+  }
+
   BlockCholesky<float> single_{false};
   BlockCholesky<double> double_{false};
   bool double_analyzed_{false}, in_double_{false};
@@ -670,7 +903,7 @@ class SingleFirstCholesky final : public LinearSolver {
 
 double EstimateCholeskyFlops(const CscView& S) { return BlockCholesky<float>(false).EstimateFlops(S); }
 
-std::unique_ptr<LinearSolver> MakeBlockCholeskySolver(CholeskyPrecision precision) {
+std::unique_ptr<BlockCholeskySolver> MakeBlockCholeskySolver(CholeskyPrecision precision) {
   switch (precision) {
     case CholeskyPrecision::kDouble:
       return std::make_unique<BlockCholesky<double>>(false);

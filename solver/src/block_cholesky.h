@@ -4,6 +4,8 @@
 /// body's velocities), for the symmetric preconditioner's S and the many small SPD blocks of the Schwarz
 /// preconditioner.
 
+#include <tamsi/kernels/thread_budget.h>
+
 #include <memory>
 
 #include "linear_solver.h"
@@ -12,11 +14,11 @@ namespace tamsi::internal {
 
 /// Block sparse Cholesky LLᵀ of an SPD matrix (both triangles stored). Consecutive columns with the same row
 /// pattern form one block (a free body's 6 velocities); the blocks are ordered by AMD on the block graph, chains of
-/// the block elimination tree are merged into relaxed supernodes of up to 64 columns, and those are factored one by
-/// one (right-looking), each panel holding its dense diagonal block and the dense blocks below
-/// it, column-major, so that updates are dense products of rank the supernode's width: the diagonal block by Eigen's
-/// LLT, the rest by the BLAS that SuiteSparse uses (trsm, gemm; OpenBLAS picks its kernels for the CPU at run time).
-/// Measured against SuiteSparse's scalar LDLᵀ and CHOLMOD in bench/README.md, "Big islands". No allocation after
+/// the block elimination tree are merged into relaxed supernodes of up to 64 columns, and each is factored after its
+/// descendants, whose updates it pulls (left-looking), its panel holding its dense diagonal block and the dense blocks
+/// below it, column-major, so that updates are dense products of rank the supernode's width: the diagonal block by
+/// Eigen's LLT, the rest by the BLAS that SuiteSparse uses (trsm, gemm; OpenBLAS picks its kernels for the CPU at run
+/// time). Measured against SuiteSparse's scalar LDLᵀ and CHOLMOD in bench/README.md, "Big islands". No allocation after
 /// Analyze (but for kSingle's first fall back to double); Factor fails on a diagonal block that is not positive
 /// definite. Factor reads A's values through the value index that Analyze saw (CscView::value_index, composed into
 /// its scatter of the lower triangle at Analyze).
@@ -31,7 +33,17 @@ namespace tamsi::internal {
 ///   per supernode, so that each supernode's solve is one dense product (the inversion adds 10–30 % to a
 ///   factorization, repaid when each factorization serves many solves, as in the Schwarz subdomains).
 enum class CholeskyPrecision { kDouble, kSingle, kSingleInverted };
-std::unique_ptr<LinearSolver> MakeBlockCholeskySolver(CholeskyPrecision precision);
+
+/// The block Cholesky's LinearSolver, whose factorization can also run on a thread budget.
+class BlockCholeskySolver : public LinearSolver {
+ public:
+  using LinearSolver::Factor;
+  /// Factor on `budget`'s threads: supernodes of independent subtrees of the elimination tree in parallel, then
+  /// those above them level by level, each supernode pulling the updates of its descendants in their order (left-
+  /// looking). L, the solves and a failure's message are bitwise those of Factor(A, message) on one thread.
+  virtual bool Factor(const kernels::ThreadBudget& budget, const CscView& A, std::string* message) = 0;
+};
+std::unique_ptr<BlockCholeskySolver> MakeBlockCholeskySolver(CholeskyPrecision precision);
 
 /// The flops of the block Cholesky of S (its pattern), from AMD's counts on the graph of S's blocks (the same blocks
 /// and order as Analyze), each a block operation of the mean block size s = n / blocks: s³ (2 · multiply–subtract

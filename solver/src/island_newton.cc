@@ -187,7 +187,7 @@ bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
   int subdomains_factored = 0;
   const bool factored = schwarz_ ? schwarz_->Factor(data.budget, S, data.options.schwarz_refactor_tolerance,
                                                     &subdomains_factored, nullptr)
-                                 : symmetric_solver_->Factor(S, nullptr);
+                                 : symmetric_solver_->Factor(data.budget, S, nullptr);
   record_.counters.numeric_factorizations += 1;
   record_.counters.schwarz_factorizations += subdomains_factored;
   record_.counters.time_numeric += Seconds(t);

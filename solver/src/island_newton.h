@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "block_cholesky.h"
 #include "islands.h"
 #include "krylov.h"
 #include "linear_solver.h"
@@ -142,9 +143,9 @@ class IslandNewton {
   int k_;
   LinearSolverType type_;
   std::unique_ptr<LinearSolver> linear_solver_;
-  DenseSolver* dense_solver_{nullptr};              // linear_solver_ as the dense backend, when it is
-  std::unique_ptr<LinearSolver> symmetric_solver_;  // block Cholesky of M + h(W_nn + W_tt), the preconditioner
-  std::unique_ptr<SchwarzPreconditioner> schwarz_;  // or overlapping Schwarz on it (large islands)
+  DenseSolver* dense_solver_{nullptr};                     // linear_solver_ as the dense backend, when it is
+  std::unique_ptr<BlockCholeskySolver> symmetric_solver_;  // block Cholesky of M + h(W_nn + W_tt), the preconditioner
+  std::unique_ptr<SchwarzPreconditioner> schwarz_;         // or overlapping Schwarz on it (large islands)
   Gmres gmres_;
   bool gmres_analyzed_{false};
   bool analyzed_{false};

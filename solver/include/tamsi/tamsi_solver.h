@@ -221,23 +221,22 @@ struct Options {
   /// run 3–4 % slower at 3 and 10 v_s; bench/README.md).
   double keep_preconditioner_update{1.0};
   /// kSymmetricPreconditioner, two-way: islands of at least this many velocities are preconditioned by one-level
-  /// overlapping Schwarz on S instead of a Cholesky of S, ≥ 1. The default puts the settled piles' islands of
-  /// N = 1,000 bodies (5,946 velocities) on Schwarz and those of 500 (2,988) on the Cholesky (steady-state steps of
-  /// dumped piles, bench/README.md, "Big islands"; 6,000 velocities: Cholesky 266 ms against Schwarz 292 ms on one
-  /// thread of a 2-core machine, 350 against 297 ms on one thread of a 16-core one, 320 against 86 ms on its 16;
-  /// 3,000 velocities: Cholesky 104 against 172 ms; those Cholesky figures are CHOLMOD's). With the block Cholesky,
-  /// one thread: the 1,000-body pile's first 15 steps take 2.5–2.8 s against Schwarz's 3.9–4.0 s, the 3,000-body
-  /// pile's first 5 steps 7.5 s against 4.9 s. Kept at 5,000 because Schwarz's work splits over threads and the
-  /// Cholesky's does not; not chosen by the thread count, so that results stay bitwise identical for any num_threads.
-  /// Such an island still keeps the Cholesky where it is cheap (cholesky_flops_per_velocity).
+  /// overlapping Schwarz on S instead of a Cholesky of S, ≥ 1, unless their Cholesky is cheap
+  /// (cholesky_flops_per_velocity): of the settled piles' islands, N = 500 (2,988 velocities) is below it, N = 1,000
+  /// (5,946) above it but cheap, N = 3,000 and up on Schwarz. Not chosen by the thread count, so that results stay
+  /// bitwise identical for any num_threads (CHOLMOD-era figures: bench/README.md, "Big islands").
   int schwarz_threshold{5000};
   /// kSymmetricPreconditioner, two-way: an island of at least schwarz_threshold velocities keeps the Cholesky of S
   /// when AMD's estimate of its flops (per velocity, at the island's first Newton iteration) is at most this, ≥ 0;
-  /// 0: every such island on Schwarz. The settled piles: N = 500 ~9,200, N = 1,000 ~22,500 (on Schwarz), N = 3,000
-  /// ~100,000; one tower of spheres ~36 at any height, factored 1.4–1.5× faster than Schwarz preconditions it on one
-  /// thread (6,000 to 60,000 velocities); the 1,000-body dropped bin's islands of 5,000–5,900 velocities 900–10,000.
-  /// 15,000: no island costlier per velocity than the N = 500 pile's, which the Cholesky takes at any thread count.
-  double cholesky_flops_per_velocity{15000.0};
+  /// 0: every such island on Schwarz. The settled piles: N = 500 ~9,200, N = 1,000 ~22,500, N = 3,000 ~100,000; one
+  /// tower of spheres ~36 at any height, factored 1.4–1.5× faster than Schwarz preconditions it on one thread (6,000
+  /// to 60,000 velocities); the 1,000-body dropped bin's islands of 5,000–5,900 velocities 900–10,000. The Cholesky's
+  /// factorization runs on the thread budget (subtrees, then row chunks of the supernodes above them). Steps of the
+  /// settled piles on a 2-core machine, Cholesky against Schwarz: N = 1,000 60 against 102 ms on one thread, 46
+  /// against 70 ms on two; N = 3,000 529 against 381 ms, 360 against 238 ms. Interpolated per velocity, the two
+  /// cost the same at ~55,000 (one or two threads); 40,000 leaves the rest to Schwarz, whose work splits over more
+  /// threads (bench/README.md, "A parallel block Cholesky").
+  double cholesky_flops_per_velocity{40000.0};
   /// Schwarz: the most bodies (velocities joined through M or touched by the same contacts) per subdomain before one
   /// layer of overlap is added, ≥ 1; an island of fewer than 16 × this many bodies is cut into parts of at most
   /// ⌈bodies / 16⌉ instead, so that 16 cores have work. 256: the fastest on the N = 10,000 pile (64 subdomains, 233
