@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -145,10 +146,10 @@ class BlockCholesky final : public BlockCholeskySolver {
 
  private:
   /// A's values scattered into the panels, then every supernode after its descendants (FactorSupernode): in order
-  /// on one thread, or, given `budget`, by PlanSchedule's order: the subtrees in parallel, each in order, then the
-  /// supernodes above them level by level, each level's row chunks, diagonal blocks and row chunks again in parallel.
-  /// A supernode's arithmetic does not depend on the order (the same products, each entry's updates summed in its
-  /// descendants' order), so L is bitwise the same for any thread count, and so is the first supernode that fails.
+  /// on one thread, or, given `budget`, as PlanSchedule's tasks: the subtrees, each in order, and the supernodes above
+  /// them, each by row chunks in parallel. A supernode's arithmetic does not depend on the order (the same products,
+  /// each entry's updates summed in its descendants' order), so L is bitwise the same for any thread count, and so is
+  /// the first supernode that fails.
   bool FactorOn(const kernels::ThreadBudget* budget, const CscView& A, std::string* message) {
     std::fill(values_.begin(), values_.end(), F{0});
     for (size_t e = 0; e < entry_slot_.size(); ++e)
@@ -164,26 +165,24 @@ class BlockCholesky final : public BlockCholeskySolver {
         while (t < seen && !first_failed.compare_exchange_weak(seen, t)) {
         }
       };
-      budget->For(num_subtrees(), 1, [&](int begin, int end) {
-        for (int p = subtree_ptr_[begin]; p < subtree_ptr_[end]; ++p)
-          if (!FactorSupernode(subtree_node_[p])) fail(subtree_node_[p]);
-      });
-      for (int l = 0; l + 1 < static_cast<int>(level_ptr_.size()); ++l) {
-        const int* chunks = level_chunk_.data() + level_chunk_ptr_[l];
-        const int* nodes = level_node_.data() + level_ptr_[l];
-        const int num_chunks = level_chunk_ptr_[l + 1] - level_chunk_ptr_[l];
-        budget->For(num_chunks, 1, [&](int begin, int end) {
-          F work[kTileRows * kMaxWidth];
-          for (int i = begin; i < end; ++i) UpdateChunk(chunks[i], work);
-        });
-        budget->For(level_ptr_[l + 1] - level_ptr_[l], 1, [&](int begin, int end) {
-          for (int i = begin; i < end; ++i)
-            if (!FactorDiagonal(nodes[i])) fail(nodes[i]);
-        });
-        budget->For(num_chunks, 1, [&](int begin, int end) {
-          for (int i = begin; i < end; ++i) SolveChunk(chunks[i]);
-        });
-      }
+      const int num_subtrees = static_cast<int>(subtree_ptr_.size()) - 1;
+      budget->ForTree(static_cast<int>(task_parent_.size()), task_parent_.data(), task_children_.data(), pending_.get(),
+                      [&](int task) {
+                        if (task < num_subtrees) {
+                          for (int p = subtree_ptr_[task]; p < subtree_ptr_[task + 1]; ++p)
+                            if (!FactorSupernode(subtree_node_[p])) fail(subtree_node_[p]);
+                          return;
+                        }
+                        const int t = top_node_[task - num_subtrees];
+                        budget->For(chunk_ptr_[t + 1] - chunk_ptr_[t], 1, [&](int begin, int end) {
+                          F work[kTileRows * kMaxWidth];
+                          for (int k = chunk_ptr_[t] + begin; k < chunk_ptr_[t] + end; ++k) UpdateChunk(k, work);
+                        });
+                        if (!FactorDiagonal(t)) fail(t);
+                        budget->For(chunk_ptr_[t + 1] - chunk_ptr_[t], 1, [&](int begin, int end) {
+                          for (int k = chunk_ptr_[t] + begin; k < chunk_ptr_[t] + end; ++k) SolveChunk(k);
+                        });
+                      });
       failed = first_failed.load();
     }
     if (failed < num_supernodes_) {
@@ -585,11 +584,11 @@ class BlockCholesky final : public BlockCholeskySolver {
     for (int g = 0; g < static_cast<int>(group_chunk.size()); ++g) chunk_group_[next[group_chunk[g]]++] = g;
   }
 
-  /// The order of a parallel factorization. First, subtrees of the supernodal elimination tree, in parallel, each
-  /// factored in order: split from the top (the costliest subtree first, its root set aside) until none holds more
-  /// than 1/kSubtrees of the estimated flops. Then the set-aside supernodes, level by level from the bottom (a level's
-  /// supernodes depend only on lower levels and on the subtrees), in parallel over their row chunks. The order changes
-  /// the time a factorization takes, never its values.
+  /// The tasks of a parallel factorization (kernels::ThreadBudget::ForTree: each after its children, independent ones
+  /// in parallel). Subtrees of the supernodal elimination tree, each factored in order by one thread, split from the
+  /// top (the costliest subtree first, its root set aside) until none holds more than 1/kSubtrees of the estimated
+  /// flops; the set-aside supernodes, each a task whose row chunks are updated and solved in parallel. The order
+  /// changes the time a factorization takes, never its values.
   void PlanSchedule() {
     const int ns = num_supernodes_;
     std::vector<int> parent(ns, -1);
@@ -630,40 +629,38 @@ class BlockCholesky final : public BlockCholeskySolver {
         std::push_heap(heap.begin(), heap.end());
       }
     }
-    // Each supernode's key: its subtree, from the roots down, or for a set-aside one, after them, its level.
+    // Tasks: the subtrees (in the order of their roots), then the set-aside supernodes in order; a task's parent is
+    // the task of its (root's) parent supernode.
     const int num_subtrees = static_cast<int>(heap.size());
     std::sort(heap.begin(), heap.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-    std::vector<int> key(ns, -1), level(ns, 0);
-    for (int i = 0; i < num_subtrees; ++i) key[heap[i].second] = i;
-    for (int s = ns - 1; s >= 0; --s)
-      if (!top[s] && key[s] < 0) key[s] = key[parent[s]];
-    int num_levels = 0;
-    for (int s = 0; s < ns; ++s) {
-      if (!top[s]) continue;
-      key[s] = num_subtrees + level[s];
-      num_levels = std::max(num_levels, level[s] + 1);
-      if (parent[s] >= 0) level[parent[s]] = std::max(level[parent[s]], level[s] + 1);
-    }
-    // Supernodes sorted by key (counting sort: in order within a key), then cut into the subtrees and the levels.
-    std::vector<int> key_ptr(num_subtrees + num_levels + 1, 0), sorted(ns);
-    for (int s = 0; s < ns; ++s) ++key_ptr[key[s] + 1];
-    for (size_t k = 1; k < key_ptr.size(); ++k) key_ptr[k] += key_ptr[k - 1];
-    std::vector<int> next(key_ptr.begin(), key_ptr.end() - 1);
-    for (int s = 0; s < ns; ++s) sorted[next[key[s]]++] = s;
-    subtree_ptr_.assign(key_ptr.begin(), key_ptr.begin() + num_subtrees + 1);
-    subtree_node_.assign(sorted.begin(), sorted.begin() + key_ptr[num_subtrees]);
-    level_ptr_.assign(1, 0);
-    level_node_.clear();
-    level_chunk_ptr_.assign(1, 0);
-    level_chunk_.clear();
-    for (int l = 0; l < num_levels; ++l) {
-      for (int p = key_ptr[num_subtrees + l]; p < key_ptr[num_subtrees + l + 1]; ++p) {
-        level_node_.push_back(sorted[p]);
-        for (int k = chunk_ptr_[sorted[p]]; k < chunk_ptr_[sorted[p] + 1]; ++k) level_chunk_.push_back(k);
+    std::vector<int> task(ns, -1);
+    for (int i = 0; i < num_subtrees; ++i) task[heap[i].second] = i;
+    top_node_.clear();
+    for (int s = 0; s < ns; ++s)
+      if (top[s]) {
+        task[s] = num_subtrees + static_cast<int>(top_node_.size());
+        top_node_.push_back(s);
       }
-      level_ptr_.push_back(static_cast<int>(level_node_.size()));
-      level_chunk_ptr_.push_back(static_cast<int>(level_chunk_.size()));
+    for (int s = ns - 1; s >= 0; --s)
+      if (task[s] < 0) task[s] = task[parent[s]];
+    const int num_tasks = num_subtrees + static_cast<int>(top_node_.size());
+    task_parent_.assign(num_tasks, -1);
+    task_children_.assign(num_tasks, 0);
+    for (int s = 0; s < ns; ++s) {
+      if (parent[s] < 0 || task[s] == task[parent[s]]) continue;  // not a task's root, or a root of the whole tree
+      task_parent_[task[s]] = task[parent[s]];
+      ++task_children_[task[parent[s]]];
     }
+    pending_ = std::make_unique<std::atomic<int>[]>(num_tasks);
+    // The subtrees' supernodes, subtree by subtree, each in order (a counting sort by task).
+    subtree_ptr_.assign(num_subtrees + 1, 0);
+    for (int s = 0; s < ns; ++s)
+      if (!top[s]) ++subtree_ptr_[task[s] + 1];
+    for (int i = 0; i < num_subtrees; ++i) subtree_ptr_[i + 1] += subtree_ptr_[i];
+    subtree_node_.resize(subtree_ptr_[num_subtrees]);
+    std::vector<int> next(subtree_ptr_.begin(), subtree_ptr_.end() - 1);
+    for (int s = 0; s < ns; ++s)
+      if (!top[s]) subtree_node_[next[task[s]]++] = s;
   }
 
   /// Whether the run's blocks (entries [e, run_end) of below_) are consecutive columns of supernode t's panel and the
@@ -786,7 +783,6 @@ class BlockCholesky final : public BlockCholeskySolver {
   int ChunkEnd(int k) const {
     return k + 1 < chunk_ptr_[chunk_node_[k] + 1] ? chunk_row_[k + 1] : height_[chunk_node_[k]];
   }
-  int num_subtrees() const { return static_cast<int>(subtree_ptr_.size()) - 1; }
 
   /// Supernode L = [L11; L21], factored and its updates done, becomes [L11⁻¹; −L21 L11⁻¹] (L11⁻¹ lower triangular,
   /// zeros above its diagonal), the form the solves use: each supernode's solve is then one product, without the
@@ -850,9 +846,11 @@ class BlockCholesky final : public BlockCholeskySolver {
   std::vector<int> run_begin_, run_source_, run_column_, group_ptr_, group_begin_, group_run_, group_target_, column_,
       target_, chunk_group_ptr_, chunk_group_;
   std::vector<char> direct_;  // per group: Consecutive, its product subtracted in place (one target_ entry: its row)
-  // PlanSchedule: the subtrees' supernodes (subtree_ptr_), then per level its supernodes (level_ptr_) and their row
-  // chunks (level_chunk_ptr_).
-  std::vector<int> subtree_ptr_, subtree_node_, level_ptr_, level_node_, level_chunk_ptr_, level_chunk_;
+  // PlanSchedule: the tasks of a parallel factorization, the subtrees then the supernodes above them (top_node_),
+  // their parents and numbers of children in the task tree, and ForTree's counters; the subtrees' supernodes
+  // (subtree_ptr_).
+  std::vector<int> top_node_, task_parent_, task_children_, subtree_ptr_, subtree_node_;
+  std::unique_ptr<std::atomic<int>[]> pending_;
   // Per stored entry of A's lower triangle, its place in values_ and in A.values.
   std::vector<int> entry_slot_, entry_source_;
   // L's panels in F and, when inverted, their single-precision copy in partitioned-inverse form; the workspace of

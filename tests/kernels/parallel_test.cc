@@ -1,9 +1,10 @@
-// The fixed ranges and deterministic sums of ThreadBudget (kernels/include/tamsi/kernels/parallel.h).
+// The fixed ranges, deterministic sums and tree tasks of ThreadBudget (kernels/include/tamsi/kernels/parallel.h).
 #include <gtest/gtest.h>
 #include <tamsi/kernels/parallel.h>
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -82,6 +83,49 @@ TEST(ThreadBudgetSum, AddsFixedSizeVectors) {
   });
   EXPECT_EQ(sum[0], n);
   EXPECT_EQ(sum[1], 0.5 * n * (n - 1));
+}
+
+// ForTree runs every node of a random forest once, each after all its children (a node finds its children's marks
+// set, with memory ordered by the counters), with loops of its own nested on the same budget, for 1 to 4 threads; on
+// one thread in the order 0 … n − 1.
+TEST(ThreadBudgetForTree, RunsEachNodeOnceAfterItsChildren) {
+  const int n = 500;
+  std::mt19937 rng(3);
+  std::vector<int> parent(n, -1), children(n, 0);
+  for (int i = 0; i + 1 < n; ++i) {
+    if (rng() % 10 == 0) continue;  // a root
+    parent[i] = i + 1 + static_cast<int>(rng() % std::min(5, n - 1 - i));
+    ++children[parent[i]];
+  }
+  for (int threads : {1, 2, 3, 4}) {
+    SCOPED_TRACE(threads);
+    const ThreadBudget budget(threads);
+    std::vector<std::atomic<int>> pending(n);
+    std::vector<int> runs(n, 0), order;
+    std::vector<long> nested(n, 0);
+    std::atomic<int> early{0};
+    budget.ForTree(n, parent.data(), children.data(), pending.data(), [&](int i) {
+      for (int c = 0; c < i; ++c)
+        if (parent[c] == i && runs[c] != 1) early.fetch_add(1);
+      ++runs[i];
+      if (threads == 1) order.push_back(i);
+      std::vector<long> part(8, 0);
+      budget.For(8, 1, [&](int begin, int end) {
+        for (int k = begin; k < end; ++k) part[k] = k + i;
+      });
+      for (long p : part) nested[i] += p;
+    });
+    EXPECT_EQ(early.load(), 0);
+    for (int i = 0; i < n; ++i) {
+      EXPECT_EQ(runs[i], 1) << i;
+      EXPECT_EQ(nested[i], 28 + 8L * i) << i;
+    }
+    if (threads == 1) {
+      std::vector<int> ascending(n);
+      for (int i = 0; i < n; ++i) ascending[i] = i;
+      EXPECT_EQ(order, ascending);
+    }
+  }
 }
 
 }  // namespace

@@ -222,11 +222,11 @@ Sparse GridMatrix(int k, unsigned seed) {
 }
 
 // The factorization on 2, 3 and 4 threads (subtrees in parallel, then the supernodes above them by row chunks) gives
-// bitwise the solution of the one-thread factorization, in every precision, on a 9 × 9 × 9 grid of bodies (4,374
-// velocities, a dense top separator of ~500 columns) and on 250 bodies coupled at random; and it fails where the one-
+// bitwise the solution of the one-thread factorization, in every precision, on an 8 × 8 × 8 grid of bodies (3,072
+// velocities, a dense top separator of ~400 columns) and on 250 bodies coupled at random; and it fails where the one-
 // thread factorization fails, on the same supernode.
 TEST(BlockCholesky, ParallelFactorizationIsBitwiseTheOneThreadOne) {
-  for (const Sparse& A0 : {GridMatrix(9, 5), BodyMatrix(std::vector<int>(250, 6), 3, 6)}) {
+  for (const Sparse& A0 : {GridMatrix(8, 5), BodyMatrix(std::vector<int>(250, 6), 3, 6)}) {
     for (CholeskyPrecision precision :
          {CholeskyPrecision::kDouble, CholeskyPrecision::kSingle, CholeskyPrecision::kSingleInverted}) {
       SCOPED_TRACE(static_cast<int>(precision));

@@ -8,12 +8,16 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 #include <tbb/task_arena.h>
+#include <tbb/task_group.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <memory>
 #include <thread>
 #ifdef TAMSI_STD_THREAD_LOOPS
+#include <condition_variable>
+#include <mutex>
 #include <vector>
 #endif
 
@@ -98,6 +102,63 @@ class ThreadBudget {
     T sum = partial[0];
     for (int r = 1; r < NumFixedRanges(n, grain); ++r) sum = sum + partial[r];
     return sum;
+  }
+
+  /// Runs f(i) for every node i of the forest [0, n) given by parent (parent[i] > i, or −1 for a root), each after
+  /// f has returned for all its children; nodes whose children are done run in parallel (under TBB, the thread that
+  /// finishes a node's last child goes on with the node). num_children[i]: i's children; pending: n counters, the
+  /// caller's storage, so that nothing is allocated. f may run loops of its own on this budget. With one thread, f runs
+  /// in the order 0, 1, …, n − 1.
+  template <typename F>
+  void ForTree(int n, const int* parent, const int* num_children, std::atomic<int>* pending, F&& f) const {
+    if (num_threads_ == 1) {
+      for (int i = 0; i < n; ++i) f(i);
+      return;
+    }
+    for (int i = 0; i < n; ++i) pending[i].store(num_children[i], std::memory_order_relaxed);
+#ifdef TAMSI_STD_THREAD_LOOPS
+    // num_threads_ threads take ready nodes from one queue (the leaves first); finishing a node's last child queues it.
+    std::vector<int> ready;
+    for (int i = 0; i < n; ++i)
+      if (num_children[i] == 0) ready.push_back(i);
+    std::mutex mutex;
+    std::condition_variable changed;
+    int finished = 0;
+    auto work = [&] {
+      std::unique_lock<std::mutex> lock(mutex);
+      for (;;) {
+        changed.wait(lock, [&] { return !ready.empty() || finished == n; });
+        if (finished == n) return;
+        const int i = ready.back();
+        ready.pop_back();
+        lock.unlock();
+        f(i);
+        const bool parent_ready = parent[i] >= 0 && pending[parent[i]].fetch_sub(1, std::memory_order_acq_rel) == 1;
+        lock.lock();
+        ++finished;
+        if (parent_ready) ready.push_back(parent[i]);
+        changed.notify_all();
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int t = 1; t < num_threads_; ++t) threads.emplace_back(work);
+    work();
+    for (std::thread& t : threads) t.join();
+#else
+    arena_->execute([&] {
+      tbb::task_group group;
+      for (int leaf = 0; leaf < n; ++leaf) {
+        if (num_children[leaf] != 0) continue;
+        group.run([&, leaf] {
+          for (int i = leaf; i >= 0; i = parent[i]) {
+            f(i);
+            if (parent[i] < 0 || pending[parent[i]].fetch_sub(1, std::memory_order_acq_rel) != 1) break;
+          }
+        });
+      }
+      group.wait();
+    });
+#endif
   }
 
  private:
