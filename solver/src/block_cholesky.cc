@@ -116,9 +116,9 @@ class BlockCholesky final : public BlockCholeskySolver {
     if (!OrderBlocks(A, message)) return false;
     FindStructure(A);
     FindSupernodes();
+    PlanSchedule();
     PlanChunks();
     PlanUpdates();
-    PlanSchedule();
     PlanEntries(A);
     return true;
   }
@@ -497,19 +497,22 @@ class BlockCholesky final : public BlockCholeskySolver {
     return zeros == 0 || width <= 4 || (width <= 16 && z < 0.8) || (width <= 48 && z < 0.1) || z < 0.05;
   }
 
-  /// Each supernode's panel rows cut into chunks at block boundaries, each of at least kChunkRows rows (the last may
-  /// have fewer), the units of a supernode's parallel updates and solves.
+  /// The row chunks of each supernode's panel, the units of its parallel updates and solves: for the supernodes
+  /// above the subtrees (PlanSchedule), cut at block boundaries, each of at least kChunkRows rows (the last may have
+  /// fewer); for the others, which one thread factors, the whole panel (a group split between chunks costs a product).
   void PlanChunks() {
     chunk_ptr_.assign(1, 0);
     chunk_row_.clear();
     chunk_node_.clear();
+    std::vector<char> top(num_supernodes_, 0);
+    for (int t : top_node_) top[t] = 1;
     for (int t = 0; t < num_supernodes_; ++t) {
       int row = 0, chunk_start = 0;
       chunk_row_.push_back(0);
       chunk_node_.push_back(t);
       auto boundary = [&](int next_row) {
         row = next_row;
-        if (row - chunk_start < kChunkRows || row == height_[t]) return;
+        if (!top[t] || row - chunk_start < kChunkRows || row == height_[t]) return;
         chunk_start = row;
         chunk_row_.push_back(row);
         chunk_node_.push_back(t);
@@ -599,10 +602,13 @@ class BlockCholesky final : public BlockCholeskySolver {
       const double w = width(s), h = height_[s];
       cost[s] += w * w * (w / 3.0 + (h - w));
     }
-    for (int g = 0; g < static_cast<int>(group_begin_.size()); ++g) {
-      const int r = group_run_[g], s = run_source_[r], e = run_begin_[r];
-      cost[supernode_of_[below_[e]]] +=
-          2.0 * RowsFrom(s, group_begin_[g], GroupEnd(g)) * RowsFrom(s, e, RunEnd(r)) * width(s);
+    for (int s = 0; s < ns; ++s) {  // each run of s's blocks below it in one supernode t: its update of t
+      const int end = below_ptr_[supernode_start_[s + 1]];
+      for (int e = below_ptr_[supernode_start_[s + 1] - 1], run_end = e; e < end; e = run_end) {
+        const int t = supernode_of_[below_[e]];
+        while (run_end < end && supernode_of_[below_[run_end]] == t) ++run_end;
+        cost[t] += 2.0 * RowsFrom(s, e, end) * RowsFrom(s, e, run_end) * width(s);
+      }
     }
     std::vector<double> subtree(cost);  // a parent comes after its children
     std::vector<std::vector<int>> children(ns);
