@@ -14,6 +14,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "panel_product.h"
+
 namespace tamsi::internal {
 namespace {
 
@@ -41,15 +43,7 @@ using Vector = Eigen::Matrix<T, Eigen::Dynamic, 1>;
 template <typename T>
 using ConstPanel = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>, 0, Eigen::OuterStride<>>;
 
-/// The BLAS calls of a factorization in its precision. Gemm: C ← alpha A Bᵀ + beta C.
-inline void Gemm(int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb, double beta,
-                 double* c, int ldc) {
-  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
-inline void Gemm(int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb, float beta,
-                 float* c, int ldc) {
-  cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
+/// The triangular solves of a factorization in its precision (its products: PanelProduct).
 inline void TrsmRightLowerTrans(int m, int n, const double* a, int lda, double* b, int ldb) {
   cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0, a, lda, b, ldb);
 }
@@ -747,12 +741,12 @@ class BlockCholesky final : public BlockCholeskySolver {
     const int* target = target_.data() + group_target_[g];
     const int h = height_[s], ht = static_cast<int>(Lt.outerStride()), w = width(s);
     if (direct_[g]) {  // the product's blocks above the target's diagonal land in its unused upper triangle
-      Gemm(product_rows, run_rows, w, F{-1}, L.data() + row_offset_[u], h, L.data() + row_offset_[e], h, F{1},
-           Lt.data() + static_cast<size_t>(column[0]) * ht + *target, ht);
+      PanelProduct(product_rows, run_rows, w, F{-1}, L.data() + row_offset_[u], h, L.data() + row_offset_[e], h, F{1},
+                   Lt.data() + static_cast<size_t>(column[0]) * ht + *target, ht);
       return;
     }
-    Gemm(product_rows, run_rows, w, F{1}, L.data() + row_offset_[u], h, L.data() + row_offset_[e], h, F{0}, work,
-         product_rows);
+    PanelProduct(product_rows, run_rows, w, F{1}, L.data() + row_offset_[u], h, L.data() + row_offset_[e], h, F{0},
+                 work, product_rows);
     for (int j = e; j < run_end; ++j) {
       const int size_j = size_[below_[j]];
       const F* product_j = work + static_cast<size_t>(row_offset_[j] - row_offset_[e]) * product_rows;
