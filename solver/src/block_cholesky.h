@@ -17,11 +17,11 @@ namespace tamsi::internal {
 /// the block elimination tree are merged into relaxed supernodes of up to 64 columns, and each is factored after its
 /// descendants, whose updates it pulls (left-looking), its panel holding its dense diagonal block and the dense blocks
 /// below it, column-major, so that updates are dense products of rank the supernode's width: the diagonal block by
-/// Eigen's LLT, the rest by the BLAS that SuiteSparse uses (trsm, gemm; OpenBLAS picks its kernels for the CPU at run
-/// time). Measured against SuiteSparse's scalar LDLᵀ and CHOLMOD in bench/README.md, "Big islands". No allocation after
-/// Analyze (but for kSingle's first fall back to double); Factor fails on a diagonal block that is not positive
-/// definite. Factor reads A's values through the value index that Analyze saw (CscView::value_index, composed into
-/// its scatter of the lower triangle at Analyze).
+/// Eigen's LLT, the solves below it by a triangular solve (the BLAS's dtrsm, Eigen's in float), the updates by
+/// PanelProduct (tamsi's AVX2 kernel, or the BLAS's gemm on a CPU without AVX2). Measured against SuiteSparse's scalar
+/// LDLᵀ and CHOLMOD in bench/README.md, "Big islands". No allocation after Analyze (but for kSingle's first fall back
+/// to double); Factor fails on a diagonal block that is not positive definite. Factor reads A's values through the
+/// value index that Analyze saw (CscView::value_index, composed into its scatter of the lower triangle at Analyze).
 ///
 /// Precisions:
 /// - kDouble: L in double, triangular solves on it: exact to rounding, as a direct solver.

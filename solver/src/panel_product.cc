@@ -61,8 +61,8 @@ struct DoubleOps {
 /// One tile of C: R vectors of rows (the last only its first rows under `mask` when Masked) by NJ columns, summed
 /// over k in registers, then C ← beta C + alpha sum.
 template <class Ops, int R, int NJ, bool Masked>
-TAMSI_AVX2 void Tile(int k, typename Ops::T alpha, const typename Ops::T* a, int lda, const typename Ops::T* b,
-                     int ldb, typename Ops::T beta, typename Ops::T* c, int ldc, typename Ops::Mask mask) {
+TAMSI_AVX2 void Tile(int k, typename Ops::T alpha, const typename Ops::T* a, int lda, const typename Ops::T* b, int ldb,
+                     typename Ops::T beta, typename Ops::T* c, int ldc, typename Ops::Mask mask) {
   using V = typename Ops::V;
   constexpr int W = Ops::W;
   V sum[R][NJ];
@@ -71,7 +71,8 @@ TAMSI_AVX2 void Tile(int k, typename Ops::T alpha, const typename Ops::T* a, int
   for (int p = 0; p < k; ++p) {
     const typename Ops::T* column = a + static_cast<long>(p) * lda;
     V x[R];
-    for (int r = 0; r < R; ++r) x[r] = Masked && r == R - 1 ? Ops::Load(column + r * W, mask) : Ops::Load(column + r * W);
+    for (int r = 0; r < R; ++r)
+      x[r] = Masked && r == R - 1 ? Ops::Load(column + r * W, mask) : Ops::Load(column + r * W);
     const typename Ops::T* row = b + static_cast<long>(p) * ldb;
     for (int j = 0; j < NJ; ++j) {
       const V y = Ops::Set(row[j]);
@@ -119,7 +120,8 @@ TAMSI_AVX2 void Product(int m, int n, int k, typename Ops::T alpha, const typena
     const typename Ops::T* bj = b + j;
     typename Ops::T* cj = c + static_cast<long>(j) * ldc;
     int i = 0;
-    for (; i + 2 * W <= m; i += 2 * W) Tiles<Ops, 2, false>(columns, k, alpha, a + i, lda, bj, ldb, beta, cj + i, ldc, all);
+    for (; i + 2 * W <= m; i += 2 * W)
+      Tiles<Ops, 2, false>(columns, k, alpha, a + i, lda, bj, ldb, beta, cj + i, ldc, all);
     if (i + W <= m) {
       Tiles<Ops, 1, false>(columns, k, alpha, a + i, lda, bj, ldb, beta, cj + i, ldc, all);
       i += W;
