@@ -1,8 +1,10 @@
 #include "panel_product.h"
 
 #include <cblas.h>
+#include <tamsi/blas_runtime.h>
 
 #include <algorithm>
+#include <string>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -13,14 +15,6 @@ namespace tamsi::internal {
 namespace {
 
 #if defined(__x86_64__)
-bool HasAvx2() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return has;
-}
-
 /// AVX2 vectors of floats and doubles: W entries, loads and stores of W or, under a mask, the first few.
 struct FloatOps {
   using T = float;
@@ -133,19 +127,52 @@ TAMSI_AVX2 void Product(int m, int n, int k, typename Ops::T alpha, const typena
 
 }  // namespace
 
+bool HasPanelProductKernel() {
+#if defined(__x86_64__)
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+void PanelProductKernel(int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb, float beta,
+                        float* c, int ldc) {
+#if defined(__x86_64__)
+  Product<FloatOps>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+#endif
+}
+
+void PanelProductKernel(int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb,
+                        double beta, double* c, int ldc) {
+#if defined(__x86_64__)
+  Product<DoubleOps>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+#endif
+}
+
+namespace {
+/// Whether PanelProduct runs the kernel: the CPU has it, and the BLAS is not an OpenBLAS running its AVX-512 kernels.
+bool UsesKernel() {
+  static const bool uses = [] {
+    const std::string core = OpenBlasCore();
+    return HasPanelProductKernel() && core != "SkylakeX" && core != "Cooperlake" && core != "SapphireRapids";
+  }();
+  return uses;
+}
+}  // namespace
+
 void PanelProduct(int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb, float beta,
                   float* c, int ldc) {
-#if defined(__x86_64__)
-  if (HasAvx2()) return Product<FloatOps>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-#endif
+  if (UsesKernel()) return PanelProductKernel(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void PanelProduct(int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb, double beta,
                   double* c, int ldc) {
-#if defined(__x86_64__)
-  if (HasAvx2()) return Product<DoubleOps>(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-#endif
+  if (UsesKernel()) return PanelProductKernel(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
