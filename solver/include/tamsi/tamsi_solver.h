@@ -232,10 +232,10 @@ struct Options {
   /// tower of spheres ~36 at any height, factored 1.4–1.5× faster than Schwarz preconditions it on one thread (6,000
   /// to 60,000 velocities); the 1,000-body dropped bin's islands of 5,000–5,900 velocities 900–10,000. The Cholesky's
   /// factorization runs on the thread budget (subtrees, then row chunks of the supernodes above them). Steps of the
-  /// settled piles on a 2-core machine, Cholesky against Schwarz: N = 1,000 60 against 102 ms on one thread, 46
-  /// against 70 ms on two; N = 3,000 529 against 381 ms, 360 against 238 ms. Interpolated per velocity, the two
-  /// cost the same at ~55,000 (one or two threads); 40,000 leaves the rest to Schwarz, whose work splits over more
-  /// threads (bench/README.md, "A parallel block Cholesky").
+  /// settled piles on a 2-core machine, Cholesky against Schwarz: N = 1,000 62 against 111 ms on one thread, 45
+  /// against 69 ms on two; N = 3,000 572 against 418 ms, 341 against 227 ms. Interpolated per velocity, the two
+  /// cost the same at ~61,000 (one thread) and ~55,000 (two); 40,000 leaves the rest to Schwarz, whose work splits
+  /// over more threads (bench/README.md, "A parallel block Cholesky").
   double cholesky_flops_per_velocity{40000.0};
   /// Schwarz: the most bodies (velocities joined through M or touched by the same contacts) per subdomain before one
   /// layer of overlap is added, ≥ 1; an island of fewer than 16 × this many bodies is cut into parts of at most
