@@ -23,7 +23,10 @@ double Seconds(Clock::time_point since) { return Seconds(since, Clock::now()); }
 }  // namespace
 
 IslandNewton::IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads, bool schwarz)
-    : k_(k), type_(type), schwarz_(schwarz ? std::make_unique<SchwarzPreconditioner>() : nullptr) {
+    : k_(k),
+      type_(type),
+      schwarz_(schwarz ? std::make_unique<SchwarzPreconditioner>() : nullptr),
+      parallel_cholesky_(num_threads > 1) {
   if (type == LinearSolverType::kDense) {
     auto dense = std::make_unique<DenseSolver>(symmetric);
     dense_solver_ = dense.get();
@@ -185,9 +188,10 @@ bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
   }
   if (!symmetric_analyzed_) return false;
   int subdomains_factored = 0;
-  const bool factored = schwarz_ ? schwarz_->Factor(data.budget, S, data.options.schwarz_refactor_tolerance,
-                                                    &subdomains_factored, nullptr)
-                                 : symmetric_solver_->Factor(data.budget, S, nullptr);
+  const bool factored = schwarz_             ? schwarz_->Factor(data.budget, S, data.options.schwarz_refactor_tolerance,
+                                                                &subdomains_factored, nullptr)
+                        : parallel_cholesky_ ? symmetric_solver_->Factor(data.budget, S, nullptr)
+                                             : symmetric_solver_->Factor(S, nullptr);
   record_.counters.numeric_factorizations += 1;
   record_.counters.schwarz_factorizations += subdomains_factored;
   record_.counters.time_numeric += Seconds(t);

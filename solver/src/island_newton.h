@@ -65,7 +65,9 @@ class IslandNewton {
   enum class Phase { kPrimalDual, kNewton, kSecant, kFinalNewton };
 
   /// `type`: the backend of the Newton matrix (not kAuto); `symmetric`: the matrix is SPD (one-way coupling);
-  /// `num_threads`: the threads that backend's factorizations may use (MakeLinearSolver); `schwarz`: the symmetric
+  /// `num_threads`: the threads that backend's factorizations may use (MakeLinearSolver), and above one, the block
+  /// Cholesky of S factors on the thread budget (an island holding most of the velocities; smaller islands run in
+  /// parallel with each other, each factoring on one thread); `schwarz`: the symmetric
   /// preconditioner is overlapping Schwarz rather than a block Cholesky of S (Options::schwarz_threshold), unless the
   /// Cholesky is cheap (Options::cholesky_flops_per_velocity, decided at the first analysis).
   IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads, bool schwarz);
@@ -146,6 +148,7 @@ class IslandNewton {
   DenseSolver* dense_solver_{nullptr};                     // linear_solver_ as the dense backend, when it is
   std::unique_ptr<BlockCholeskySolver> symmetric_solver_;  // block Cholesky of M + h(W_nn + W_tt), the preconditioner
   std::unique_ptr<SchwarzPreconditioner> schwarz_;         // or overlapping Schwarz on it (large islands)
+  bool parallel_cholesky_;  // symmetric_solver_ factors on the thread budget (num_threads above one)
   Gmres gmres_;
   bool gmres_analyzed_{false};
   bool analyzed_{false};
