@@ -25,7 +25,8 @@ namespace tamsi::kernels {
 
 /// A thread budget: loops run inside a TBB arena of at most `num_threads` workers (≤ 0: all hardware threads).
 /// Results of every loop below are independent of the budget (each output element is computed by one task in a
-/// fixed order; reductions are minima, which are exact in any order).
+/// fixed order; reductions are minima, which are exact in any order); ForTree's, where each node's work depends only
+/// on its descendants'.
 ///
 /// ThreadSanitizer builds (TAMSI_THREAD_SANITIZER, which defines TAMSI_STD_THREAD_LOOPS) run the same loops on
 /// std::thread instead, one contiguous chunk per thread: Debian's TBB is not instrumented, so TSan could not tell its
