@@ -18,7 +18,8 @@ namespace tamsi::internal {
 /// descendants, whose updates it pulls (left-looking), its panel holding its dense diagonal block and the dense blocks
 /// below it, column-major, so that updates are dense products of rank the supernode's width: the diagonal block by
 /// Eigen's LLT, the solves below it by a triangular solve (the BLAS's dtrsm, Eigen's in float), the updates by
-/// PanelProduct (tamsi's AVX2 kernel, or the BLAS's gemm on a CPU without AVX2). Measured against SuiteSparse's scalar
+/// PanelProduct (tamsi's AVX2 kernel, or the BLAS's gemm: on a CPU without AVX2, or where OpenBLAS runs its AVX-512
+/// kernels). Measured against SuiteSparse's scalar
 /// LDLᵀ and CHOLMOD in bench/README.md, "Big islands". No allocation after Analyze (but for kSingle's first fall back
 /// to double); Factor fails on a diagonal block that is not positive definite. Factor reads A's values through the
 /// value index that Analyze saw (CscView::value_index, composed into its scatter of the lower triangle at Analyze).
@@ -38,9 +39,10 @@ enum class CholeskyPrecision { kDouble, kSingle, kSingleInverted };
 class BlockCholeskySolver : public LinearSolver {
  public:
   using LinearSolver::Factor;
-  /// Factor on `budget`'s threads: supernodes of independent subtrees of the elimination tree in parallel, then
-  /// those above them level by level, each supernode pulling the updates of its descendants in their order (left-
-  /// looking). L, the solves and a failure's message are bitwise those of Factor(A, message) on one thread.
+  /// Factor on `budget`'s threads: supernodes of independent subtrees of the elimination tree in parallel, and
+  /// those above them each after its children, by row chunks in parallel; each supernode pulls the updates of its
+  /// descendants in their order (left-looking). L, the solves and a failure's message are bitwise those of
+  /// Factor(A, message) on one thread.
   virtual bool Factor(const kernels::ThreadBudget& budget, const CscView& A, std::string* message) = 0;
 };
 std::unique_ptr<BlockCholeskySolver> MakeBlockCholeskySolver(CholeskyPrecision precision);
