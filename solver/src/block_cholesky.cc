@@ -23,12 +23,13 @@ template <typename T>
 using Panel = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>, 0, Eigen::OuterStride<>>;
 
 /// The most columns a supernode merges, and the rows of one update product (whole blocks, at least one): a diagonal
-/// block this small keeps Eigen's LLT in its stack buffers, and the update products (BLAS dgemm) stay within one
-/// workspace sized at Analyze, so that a factorization allocates nothing; updates are still products of rank up to
-/// 64 instead of 6.
+/// block this small keeps Eigen's LLT in its stack buffers, and an update product (PanelProduct), at most kTileRows ×
+/// kMaxWidth entries (PlanUpdates), fits a buffer on the stack, so that a factorization allocates nothing; updates
+/// are still products of rank up to 64 instead of 6.
 constexpr int kMaxWidth = 64;
 constexpr int kTileRows = 64;
-/// A parallel factorization's first phase cuts the elimination tree into subtrees of at most this share of its flops
+static_assert(kTileRows >= kMaxWidth, "a group of one block of kMaxWidth rows must fit the product buffer");
+/// A parallel factorization cuts the elimination tree into subtrees of at most 1/kSubtrees of its flops each
 /// (PlanSchedule).
 constexpr double kSubtrees = 64.0;
 /// A supernode's panel is updated and solved in row chunks of at least this many rows (PlanChunks), in parallel for
@@ -522,7 +523,8 @@ class BlockCholesky final : public BlockCholeskySolver {
   /// of t): one product of the group's rows of s with the run's rows, then L(i, j) -= its (i, j) part for every block
   /// j of the run and every block i ≥ j of the group, at (target_ row, column_ offset) in t's panel. Every such i is a
   /// block of t or below t. Where those blocks are consecutive rows and columns of t's panel (Consecutive), the
-  /// product is subtracted there by the BLAS itself (beta = 1): on the N = 500 pile's dumped steps, solves 2 % faster.
+  /// product is subtracted there by PanelProduct itself (beta = 1): on the N = 500 pile's dumped steps, solves 2 %
+  /// faster.
   /// A product has at most kTileRows × kMaxWidth entries: a group's rows stop at kTileRows unless one block (of at
   /// most kMaxWidth rows) exceeds it, and a run's rows are columns of one supernode, at most kMaxWidth. Then each row
   /// chunk's groups (chunk_group_), in the order of their supernodes.
@@ -619,9 +621,15 @@ class BlockCholesky final : public BlockCholeskySolver {
     }
     std::make_heap(heap.begin(), heap.end());
     std::vector<char> top(ns, 0);
-    while (!heap.empty() && heap.front().first > total / kSubtrees && !children[heap.front().second].empty()) {
+    std::vector<std::pair<double, int>> leaves;  // costly subtrees of one supernode: they cannot be split
+    while (!heap.empty() && heap.front().first > total / kSubtrees) {
       const int s = heap.front().second;
       std::pop_heap(heap.begin(), heap.end());
+      if (children[s].empty()) {
+        leaves.push_back(heap.back());
+        heap.pop_back();
+        continue;
+      }
       heap.pop_back();
       top[s] = 1;
       for (int c : children[s]) {
@@ -629,6 +637,7 @@ class BlockCholesky final : public BlockCholeskySolver {
         std::push_heap(heap.begin(), heap.end());
       }
     }
+    heap.insert(heap.end(), leaves.begin(), leaves.end());
     // Tasks: the subtrees (in the order of their roots), then the set-aside supernodes in order; a task's parent is
     // the task of its (root's) parent supernode.
     const int num_subtrees = static_cast<int>(heap.size());

@@ -4,6 +4,7 @@
 #include <tamsi/blas_runtime.h>
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 
 #if defined(__x86_64__)
@@ -157,8 +158,9 @@ namespace {
 /// Whether PanelProduct runs the kernel: the CPU has it, and the BLAS is not an OpenBLAS running its AVX-512 kernels.
 bool UsesKernel() {
   static const bool uses = [] {
-    const std::string core = OpenBlasCore();
-    return HasPanelProductKernel() && core != "SkylakeX" && core != "Cooperlake" && core != "SapphireRapids";
+    std::string core = OpenBlasCore();  // "SkylakeX" from a build for many CPUs, "SKYLAKEX" from one for one
+    std::transform(core.begin(), core.end(), core.begin(), [](unsigned char c) { return std::tolower(c); });
+    return HasPanelProductKernel() && core != "skylakex" && core != "cooperlake" && core != "sapphirerapids";
   }();
   return uses;
 }

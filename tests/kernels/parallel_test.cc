@@ -87,7 +87,7 @@ TEST(ThreadBudgetSum, AddsFixedSizeVectors) {
 
 // ForTree runs every node of a random forest once, each after all its children (a node finds its children's marks
 // set, with memory ordered by the counters), with loops of its own nested on the same budget, for 1 to 4 threads; on
-// one thread in the order 0 … n − 1.
+// one thread in the order 0 … n − 1; and an empty forest returns at once.
 TEST(ThreadBudgetForTree, RunsEachNodeOnceAfterItsChildren) {
   const int n = 500;
   std::mt19937 rng(3);
@@ -120,6 +120,9 @@ TEST(ThreadBudgetForTree, RunsEachNodeOnceAfterItsChildren) {
       EXPECT_EQ(runs[i], 1) << i;
       EXPECT_EQ(nested[i], 28 + 8L * i) << i;
     }
+    int calls = 0;
+    budget.ForTree(0, nullptr, nullptr, nullptr, [&](int) { ++calls; });
+    EXPECT_EQ(calls, 0);
     if (threads == 1) {
       std::vector<int> ascending(n);
       for (int i = 0; i < n; ++i) ascending[i] = i;

@@ -29,8 +29,9 @@ namespace tamsi::kernels {
 /// on its descendants'.
 ///
 /// ThreadSanitizer builds (TAMSI_THREAD_SANITIZER, which defines TAMSI_STD_THREAD_LOOPS) run the same loops on
-/// std::thread instead, one contiguous chunk per thread: Debian's TBB is not instrumented, so TSan could not tell its
-/// scheduling from a race, while every access of the loop bodies (tamsi's own code) is checked either way.
+/// std::thread instead, one contiguous chunk per thread (ForTree: threads taking ready nodes from one queue): Debian's
+/// TBB is not instrumented, so TSan could not tell its scheduling from a race, while every access of the loop bodies
+/// (tamsi's own code) is checked either way.
 class ThreadBudget {
  public:
   explicit ThreadBudget(int num_threads = 1)
@@ -108,8 +109,8 @@ class ThreadBudget {
   /// Runs f(i) for every node i of the forest [0, n) given by parent (parent[i] > i, or −1 for a root), each after
   /// f has returned for all its children; nodes whose children are done run in parallel (under TBB, the thread that
   /// finishes a node's last child goes on with the node). num_children[i]: i's children; pending: n counters, the
-  /// caller's storage, so that nothing is allocated. f may run loops of its own on this budget. With one thread, f runs
-  /// in the order 0, 1, …, n − 1.
+  /// caller's storage (TBB still allocates a task per leaf; the ThreadSanitizer build, its queue and threads). f may
+  /// run loops of its own on this budget. With one thread, f runs in the order 0, 1, …, n − 1.
   template <typename F>
   void ForTree(int n, const int* parent, const int* num_children, std::atomic<int>* pending, F&& f) const {
     if (num_threads_ == 1) {
