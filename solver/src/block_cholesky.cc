@@ -169,14 +169,7 @@ class BlockCholesky final : public BlockCholeskySolver {
                           return;
                         }
                         const int t = top_node_[task - num_subtrees];
-                        budget->For(chunk_ptr_[t + 1] - chunk_ptr_[t], 1, [&](int begin, int end) {
-                          F work[kTileRows * kMaxWidth];
-                          for (int k = chunk_ptr_[t] + begin; k < chunk_ptr_[t] + end; ++k) UpdateChunk(k, work);
-                        });
-                        if (!FactorDiagonal(t)) fail(t);
-                        budget->For(chunk_ptr_[t + 1] - chunk_ptr_[t], 1, [&](int begin, int end) {
-                          for (int k = chunk_ptr_[t] + begin; k < chunk_ptr_[t] + end; ++k) SolveChunk(k);
-                        });
+                        if (!FactorSupernode(t, budget)) fail(t);
                       });
       failed = first_failed.load();
     }
@@ -197,12 +190,24 @@ class BlockCholesky final : public BlockCholeskySolver {
   }
 
   /// Supernode t, whose descendants are factored: its row chunks updated, its diagonal block factored (false when
-  /// not positive definite), its row chunks below the diagonal block solved against it.
-  bool FactorSupernode(int t) {
-    F work[kTileRows * kMaxWidth];
-    for (int k = chunk_ptr_[t]; k < chunk_ptr_[t + 1]; ++k) UpdateChunk(k, work);
+  /// not positive definite), its row chunks below the diagonal block solved against it; the chunks in order, or in
+  /// parallel on `budget` when given.
+  bool FactorSupernode(int t, const kernels::ThreadBudget* budget = nullptr) {
+    const int first = chunk_ptr_[t], chunks = chunk_ptr_[t + 1] - first;
+    auto for_chunks = [&](auto&& f) {
+      if (budget == nullptr)
+        f(0, chunks);
+      else
+        budget->For(chunks, 1, f);
+    };
+    for_chunks([&](int begin, int end) {
+      F work[kTileRows * kMaxWidth];
+      for (int k = first + begin; k < first + end; ++k) UpdateChunk(k, work);
+    });
     if (!FactorDiagonal(t)) return false;
-    for (int k = chunk_ptr_[t]; k < chunk_ptr_[t + 1]; ++k) SolveChunk(k);
+    for_chunks([&](int begin, int end) {
+      for (int k = first + begin; k < first + end; ++k) SolveChunk(k);
+    });
     return true;
   }
 
