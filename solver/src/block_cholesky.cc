@@ -89,13 +89,13 @@ void PanelTimes(const T* P, int h, int w, const T* x, T* out) {
 /// kSingle's inverted panels its own and those below it).
 template <typename T>
 struct SolveWorkspace {
+  /// The diagonal's reciprocals (the triangular solves on L; the inverted panels need none), y in the ordered rows,
+  /// and room for one supernode's rows below its diagonal block: for the triangular solves one per task of the
+  /// factorization (PlanSchedule), each task's own, for the inverted panels' one.
   std::vector<T> inverse_diagonal, y, t;
-  /// `triangular`: for the triangular solves on L, which need the diagonal's reciprocals (the inverted panels' do not).
-  void Resize(int n, int max_height, bool triangular) {
-    if (triangular) inverse_diagonal.assign(n, T{0});
-    y.resize(n);
-    t.resize(max_height);
-  }
+  /// The forward solve's products of the rows below a supernode that lie above the subtrees, kept for their
+  /// supernodes to pull (PlanSolves, kept_ptr_).
+  std::vector<T> below;
 };
 
 /// The factorization in precision F (double or float). `inverted`: the solves run on a float copy of the panels in
@@ -114,6 +114,7 @@ class BlockCholesky final : public BlockCholeskySolver {
     PlanSchedule();
     PlanChunks();
     PlanUpdates();
+    PlanSolves();
     PlanEntries(A);
     return true;
   }
@@ -132,10 +133,12 @@ class BlockCholesky final : public BlockCholeskySolver {
   }
 
   bool Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string*) override {
-    if (inverted_)
-      SolveIn(single_.data(), &single_workspace_, b, x);
-    else
-      SolveIn(values_.data(), &workspace_, b, x);
+    SolveOn(nullptr, b, x);
+    return true;
+  }
+
+  bool Solve(const kernels::ThreadBudget& budget, const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string*) override {
+    SolveOn(budget.num_threads() > 1 ? &budget : nullptr, b, x);
     return true;
   }
 
@@ -160,16 +163,11 @@ class BlockCholesky final : public BlockCholeskySolver {
         while (t < seen && !first_failed.compare_exchange_weak(seen, t)) {
         }
       };
-      const int num_subtrees = static_cast<int>(subtree_ptr_.size()) - 1;
       budget->ForTree(static_cast<int>(task_parent_.size()), task_parent_.data(), task_children_.data(), pending_.get(),
                       [&](int task) {
-                        if (task < num_subtrees) {
-                          for (int p = subtree_ptr_[task]; p < subtree_ptr_[task + 1]; ++p)
-                            if (!FactorSupernode(subtree_node_[p])) fail(subtree_node_[p]);
-                          return;
-                        }
-                        const int t = top_node_[task - num_subtrees];
-                        if (!FactorSupernode(t, budget)) fail(t);
+                        ForTaskNodes(task, false, [&](int t, bool top) {
+                          if (!FactorSupernode(t, top ? budget : nullptr)) fail(t);
+                        });
                       });
       failed = first_failed.load();
     }
@@ -236,69 +234,136 @@ class BlockCholesky final : public BlockCholeskySolver {
       TrsmRightLowerTrans(end - first, w, values_.data() + panel_ptr_[t], h, values_.data() + panel_ptr_[t] + first, h);
   }
 
-  /// x = A⁻¹ b by L's panels in precision T: b in the ordered rows, the two triangular solves, back in A's columns.
-  template <typename T>
-  void SolveIn(const T* panels, SolveWorkspace<T>* work, const Eigen::VectorXd& b, Eigen::VectorXd* x) const {
-    x->resize(n_);
-    for (int r = 0; r < n_; ++r) work->y[r] = static_cast<T>(b[column_of_row_[r]]);
+  /// x = A⁻¹ b: b in the ordered rows, the two triangular solves (on L in F, or on the inverted float copy), back in
+  /// A's columns.
+  void SolveOn(const kernels::ThreadBudget* budget, const Eigen::VectorXd& b, Eigen::VectorXd* x) {
     if (inverted_) {
-      SolveLowerInverted(panels, work);
-      SolveUpperInverted(panels, work);
-    } else {
-      SolveLower(panels, work);
-      SolveUpper(panels, work);
+      SolveInverted(b, x);
+      return;
     }
-    for (int r = 0; r < n_; ++r) (*x)[column_of_row_[r]] = work->y[r];
+    SolveWorkspace<F>& work = workspace_;
+    x->resize(n_);
+    for (int r = 0; r < n_; ++r) work.y[r] = static_cast<F>(b[column_of_row_[r]]);
+    SolveLower(budget, &work);
+    SolveUpper(budget, &work);
+    for (int r = 0; r < n_; ++r) (*x)[column_of_row_[r]] = work.y[r];
   }
 
-  /// y ← L⁻¹ y supernode by supernode: the dense triangular solve of its diagonal block (by the diagonal's
-  /// reciprocals: a division's latency would set the pace), then one product with the rows below it, subtracted from
-  /// their rows of y.
-  template <typename T>
-  void SolveLower(const T* panels, SolveWorkspace<T>* work) const {
-    T* y = work->y.data();
-    for (int s = 0; s < num_supernodes_; ++s) {
-      const int w = width(s), h = height_[s], rows = h - w;
-      const T* L = panels + panel_ptr_[s];
-      T* ys = y + first_row_[s];
-      const T* inverse = work->inverse_diagonal.data() + first_row_[s];
-      for (int a = 0; a < w; ++a) {
-        ys[a] *= inverse[a];
-        const T ya = ys[a];
-        const T* column = L + a * h;
-        for (int r = a + 1; r < w; ++r) ys[r] -= column[r] * ya;
-      }
-      if (rows == 0) continue;
-      Eigen::Map<Vector<T>> t(work->t.data(), rows);
-      t.noalias() = ConstPanel<T>(L + w, rows, w, Eigen::OuterStride<>(h)) * Eigen::Map<const Vector<T>>(ys, w);
-      ForEachRowBlock(s, [&](int k, int offset) {
-        for (int a = 0; a < size_[k]; ++a) y[start_[k] + a] -= t[offset + a];
+  /// The inverted panels' solves (kSingleInverted, the Schwarz subdomains: many small factorizations, each solved on
+  /// one thread).
+  void SolveInverted(const Eigen::VectorXd& b, Eigen::VectorXd* x) {
+    SolveWorkspace<float>& work = single_workspace_;
+    x->resize(n_);
+    for (int r = 0; r < n_; ++r) work.y[r] = static_cast<float>(b[column_of_row_[r]]);
+    SolveLowerInverted(single_.data(), &work);
+    SolveUpperInverted(single_.data(), &work);
+    for (int r = 0; r < n_; ++r) (*x)[column_of_row_[r]] = work.y[r];
+  }
+
+  /// y ← L⁻¹ y supernode by supernode (SolveLowerNode): in order on one thread, or, given `budget`, as the
+  /// factorization's tasks (PlanSchedule), each after its children. Each supernode's arithmetic does not depend on the
+  /// order (PlanSolves), so y is bitwise the same for any thread count.
+  void SolveLower(const kernels::ThreadBudget* budget, SolveWorkspace<F>* work) {
+    if (budget == nullptr) {
+      for (int s = 0; s < num_supernodes_; ++s) SolveLowerNode(s, work->t.data(), work);
+      return;
+    }
+    budget->ForTree(static_cast<int>(task_parent_.size()), task_parent_.data(), task_children_.data(), pending_.get(),
+                    [&](int task) {
+                      F* t = work->t.data() + static_cast<size_t>(task) * max_height_;
+                      ForTaskNodes(task, false, [&](int s, bool) { SolveLowerNode(s, t, work); });
+                    });
+  }
+
+  /// y ← L⁻ᵀ y supernode by supernode from the last (SolveUpperNode): in that order on one thread, or, given
+  /// `budget`, the tasks level by level from the root of the task tree (each after its parent), a subtree's
+  /// supernodes from its root down.
+  void SolveUpper(const kernels::ThreadBudget* budget, SolveWorkspace<F>* work) {
+    if (budget == nullptr) {
+      for (int s = num_supernodes_ - 1; s >= 0; --s) SolveUpperNode(s, work->t.data(), work);
+      return;
+    }
+    for (size_t level = 0; level + 1 < level_ptr_.size(); ++level) {
+      budget->For(level_ptr_[level + 1] - level_ptr_[level], 1, [&](int begin, int end) {
+        for (int i = level_ptr_[level] + begin; i < level_ptr_[level] + end; ++i) {
+          F* t = work->t.data() + static_cast<size_t>(level_task_[i]) * max_height_;
+          ForTaskNodes(level_task_[i], true, [&](int s, bool) { SolveUpperNode(s, t, work); });
+        }
       });
     }
   }
 
-  /// y ← L⁻ᵀ y supernode by supernode from the last: the rows of y below it gathered and multiplied by the transpose
-  /// of its rows below the diagonal block, then the diagonal block's transposed solve.
-  template <typename T>
-  void SolveUpper(const T* panels, SolveWorkspace<T>* work) const {
-    T* y = work->y.data();
-    T* t = work->t.data();
-    for (int s = num_supernodes_ - 1; s >= 0; --s) {
-      const int w = width(s), h = height_[s], rows = h - w;
-      const T* L = panels + panel_ptr_[s];
-      T* ys = y + first_row_[s];
-      const T* inverse = work->inverse_diagonal.data() + first_row_[s];
-      if (rows > 0) {
-        ForEachRowBlock(s, [&](int k, int offset) { std::copy(y + start_[k], y + start_[k] + size_[k], t + offset); });
-        Eigen::Map<Vector<T>>(ys, w).noalias() -=
-            ConstPanel<T>(L + w, rows, w, Eigen::OuterStride<>(h)).transpose() * Eigen::Map<const Vector<T>>(t, rows);
-      }
-      for (int a = w - 1; a >= 0; --a) {
-        const T* column = L + a * h;
-        T sum = ys[a];
-        for (int r = a + 1; r < w; ++r) sum -= column[r] * ys[r];
-        ys[a] = sum * inverse[a];
-      }
+  /// f(s, top) for the supernodes of a task (PlanSchedule): a subtree's in order (`reverse`: from its root down), or
+  /// the one supernode of a task above the subtrees (top).
+  template <typename Visit>
+  void ForTaskNodes(int task, bool reverse, Visit f) const {
+    const int num_subtrees = static_cast<int>(subtree_ptr_.size()) - 1;
+    if (task >= num_subtrees) {
+      f(top_node_[task - num_subtrees], true);
+    } else if (reverse) {
+      for (int p = subtree_ptr_[task + 1] - 1; p >= subtree_ptr_[task]; --p) f(subtree_node_[p], false);
+    } else {
+      for (int p = subtree_ptr_[task]; p < subtree_ptr_[task + 1]; ++p) f(subtree_node_[p], false);
+    }
+  }
+
+  /// Supernode s's part of y ← L⁻¹ y, its descendants done: a supernode above the subtrees first subtracts from its
+  /// rows of y the products its descendants left for it in work->below (PlanSolves' pulls, in their sources' order);
+  /// then the dense triangular solve of its diagonal block (by the diagonal's reciprocals: a division's latency would
+  /// set the pace); then the product of its rows below with its rows of y, in `t` (its task's), subtracted at once
+  /// from the rows of y it reaches within its subtree, the rest kept in work->below for the supernodes above.
+  void SolveLowerNode(int s, F* t, SolveWorkspace<F>* work) {
+    F* y = work->y.data();
+    const F* below = work->below.data();
+    for (int q = pull_ptr_[s]; q < pull_ptr_[s + 1]; ++q) {
+      const int k = pull_block_[q];
+      F* to = y + start_[k];
+      const F* from = below + pull_from_[q];
+      for (int a = 0; a < size_[k]; ++a) to[a] -= from[a];
+    }
+    const int w = width(s), h = height_[s];
+    const F* L = values_.data() + panel_ptr_[s];
+    F* ys = y + first_row_[s];
+    const F* inverse = work->inverse_diagonal.data() + first_row_[s];
+    for (int a = 0; a < w; ++a) {
+      ys[a] *= inverse[a];
+      const F ya = ys[a];
+      const F* column = L + a * h;
+      for (int r = a + 1; r < w; ++r) ys[r] -= column[r] * ya;
+    }
+    if (h == w) return;
+    Eigen::Map<Vector<F>>(t, h - w).noalias() =
+        ConstPanel<F>(L + w, h - w, w, Eigen::OuterStride<>(h)) * Eigen::Map<const Vector<F>>(ys, w);
+    const int last = supernode_start_[s + 1] - 1;
+    int e = below_ptr_[last];
+    for (; e < push_end_[s]; ++e) {
+      const int k = below_[e];
+      F* to = y + start_[k];
+      const F* from = t + row_offset_[e] - w;
+      for (int a = 0; a < size_[k]; ++a) to[a] -= from[a];
+    }
+    if (e < below_ptr_[last + 1]) std::copy(t + row_offset_[e] - w, t + h - w, work->below.data() + kept_ptr_[s]);
+  }
+
+  /// Supernode s's part of y ← L⁻ᵀ y, its ancestors done: its rows below gathered from y into `t` (its task's), their
+  /// product with the transpose of its rows below subtracted from its rows of y, then the diagonal block's transposed
+  /// solve.
+  void SolveUpperNode(int s, F* t, SolveWorkspace<F>* work) {
+    F* y = work->y.data();
+    const int w = width(s), h = height_[s];
+    const F* L = values_.data() + panel_ptr_[s];
+    F* ys = y + first_row_[s];
+    if (h > w) {
+      ForEachRowBlock(s, [&](int k, int offset) { std::copy(y + start_[k], y + start_[k] + size_[k], t + offset); });
+      Eigen::Map<Vector<F>>(ys, w).noalias() -=
+          ConstPanel<F>(L + w, h - w, w, Eigen::OuterStride<>(h)).transpose() * Eigen::Map<const Vector<F>>(t, h - w);
+    }
+    const F* inverse = work->inverse_diagonal.data() + first_row_[s];
+    for (int a = w - 1; a >= 0; --a) {
+      const F* column = L + a * h;
+      F sum = ys[a];
+      for (int r = a + 1; r < w; ++r) sum -= column[r] * ys[r];
+      ys[a] = sum * inverse[a];
     }
   }
 
@@ -467,12 +532,15 @@ class BlockCholesky final : public BlockCholeskySolver {
       panel_ptr_[s + 1] = panel_ptr_[s] + h * width(s);
       max_height = std::max(max_height, h);
     }
+    max_height_ = max_height;
     values_.assign(panel_ptr_.back(), F{0});
     if (inverted_) {
       single_.assign(panel_ptr_.back(), 0.0f);
-      single_workspace_.Resize(n_, max_height, false);
+      single_workspace_.y.resize(n_);
+      single_workspace_.t.resize(max_height);
     } else {
-      workspace_.Resize(n_, max_height, true);
+      workspace_.inverse_diagonal.assign(n_, F{0});
+      workspace_.y.resize(n_);
     }
   }
 
@@ -586,6 +654,58 @@ class BlockCholesky final : public BlockCholeskySolver {
     chunk_group_.resize(group_chunk.size());
     std::vector<int> next(chunk_group_ptr_.begin(), chunk_group_ptr_.end() - 1);
     for (int g = 0; g < static_cast<int>(group_chunk.size()); ++g) chunk_group_[next[group_chunk[g]]++] = g;
+  }
+
+  /// What the triangular solves on L need besides the panels (SolveLowerNode, SolveUpperNode). A supernode's blocks
+  /// below lie in its ancestors, those within its own subtree first: the forward solve subtracts its product from
+  /// those at once (push_end_), and keeps the rest, which lie above the subtrees, in the workspace (kept_ptr_) for
+  /// their supernodes to pull, each in its sources' order (pull_ptr_). So concurrent subtrees never write the same
+  /// rows of y, and every row's subtractions come in the one-thread order. And the factorization's tasks by levels
+  /// from the root of the task tree, for the backward solve.
+  void PlanSolves() {
+    const int ns = num_supernodes_;
+    std::vector<char> top(ns, 0);
+    for (int t : top_node_) top[t] = 1;
+    push_end_.resize(ns);
+    kept_ptr_.assign(ns + 1, 0);
+    pull_ptr_.assign(ns + 1, 0);
+    for (int t = 0; t < ns; ++t) {
+      const int last = supernode_start_[t + 1] - 1, end = below_ptr_[last + 1];
+      int e = below_ptr_[last];
+      while (e < end && !top[supernode_of_[below_[e]]]) ++e;
+      push_end_[t] = e;
+      kept_ptr_[t + 1] = kept_ptr_[t] + (e < end ? height_[t] - row_offset_[e] : 0);
+      for (; e < end; ++e) ++pull_ptr_[supernode_of_[below_[e]] + 1];
+    }
+    for (int t = 0; t < ns; ++t) pull_ptr_[t + 1] += pull_ptr_[t];
+    pull_block_.resize(pull_ptr_[ns]);
+    pull_from_.resize(pull_ptr_[ns]);
+    std::vector<int> next(pull_ptr_.begin(), pull_ptr_.end() - 1);
+    for (int t = 0; t < ns; ++t) {  // sources in order
+      const int last = supernode_start_[t + 1] - 1;
+      for (int e = push_end_[t]; e < below_ptr_[last + 1]; ++e) {
+        const int q = next[supernode_of_[below_[e]]]++;
+        pull_block_[q] = below_[e];
+        pull_from_[q] = kept_ptr_[t] + row_offset_[e] - row_offset_[push_end_[t]];
+      }
+    }
+    const int num_tasks = static_cast<int>(task_parent_.size());
+    std::vector<int> depth(num_tasks, 0);
+    int levels = num_tasks > 0 ? 1 : 0;
+    for (int task = num_tasks - 1; task >= 0; --task) {  // a task's parent comes after it
+      if (task_parent_[task] >= 0) depth[task] = depth[task_parent_[task]] + 1;
+      levels = std::max(levels, depth[task] + 1);
+    }
+    level_ptr_.assign(levels + 1, 0);
+    for (int task = 0; task < num_tasks; ++task) ++level_ptr_[depth[task] + 1];
+    for (int l = 0; l < levels; ++l) level_ptr_[l + 1] += level_ptr_[l];
+    level_task_.resize(num_tasks);
+    next.assign(level_ptr_.begin(), level_ptr_.end() - 1);
+    for (int task = 0; task < num_tasks; ++task) level_task_[next[depth[task]]++] = task;
+    if (!inverted_) {
+      workspace_.below.assign(kept_ptr_[ns], F{0});
+      workspace_.t.assign(static_cast<size_t>(std::max(num_tasks, 1)) * max_height_, F{0});
+    }
   }
 
   /// The tasks of a parallel factorization (kernels::ThreadBudget::ForTree: each after its children, independent ones
@@ -839,7 +959,7 @@ class BlockCholesky final : public BlockCholeskySolver {
     return Panel<F>(values_.data() + panel_ptr_[s], height_[s], width(s), Eigen::OuterStride<>(height_[s]));
   }
 
-  int n_{0}, num_blocks_{0}, num_supernodes_{0};
+  int n_{0}, num_blocks_{0}, num_supernodes_{0}, max_height_{0};
   std::vector<int> block_start_, block_of_;  // blocks in column order
   // Ordered blocks: order_[k] the block eliminated k-th, rank_ its inverse; size, first column of A, first row of
   // the ordered matrix (start_, num_blocks + 1); each ordered row's column of A.
@@ -865,6 +985,10 @@ class BlockCholesky final : public BlockCholeskySolver {
   // (subtree_ptr_).
   std::vector<int> top_node_, task_parent_, task_children_, subtree_ptr_, subtree_node_;
   std::unique_ptr<std::atomic<int>[]> pending_;
+  // PlanSolves: per supernode the end of the entries of below_ it pushes into and where the forward solve keeps the
+  // rest of its product (kept_ptr_); per supernode above the subtrees what it pulls (pull_ptr_): each block of its
+  // own and where its source's product keeps that block's rows; the tasks by levels from the root.
+  std::vector<int> push_end_, kept_ptr_, pull_ptr_, pull_block_, pull_from_, level_ptr_, level_task_;
   // Per stored entry of A's lower triangle, its place in values_ and in A.values.
   std::vector<int> entry_slot_, entry_source_;
   // L's panels in F and, when inverted, their single-precision copy in partitioned-inverse form; the workspace of
@@ -893,6 +1017,10 @@ class SingleFirstCholesky final : public BlockCholeskySolver {
 
   bool Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string* message) override {
     return in_double_ ? double_.Solve(b, x, message) : single_.Solve(b, x, message);
+  }
+  bool Solve(const kernels::ThreadBudget& budget, const Eigen::VectorXd& b, Eigen::VectorXd* x,
+             std::string* message) override {
+    return in_double_ ? double_.Solve(budget, b, x, message) : single_.Solve(budget, b, x, message);
   }
 
  private:

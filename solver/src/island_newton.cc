@@ -142,7 +142,7 @@ bool IslandNewton::CalcSearchDirection(const IslandIterationData& data) {
 bool IslandNewton::SolveWithSymmetricPreconditioner(const IslandIterationData& data) {
   const Options& o = data.options;
   const Preconditioner cholesky = [&](const Eigen::VectorXd& r, Eigen::VectorXd* z) {
-    return symmetric_solver_->Solve(r, z, nullptr);
+    return SolveCholesky(data.budget, r, z);
   };
   if (KeepsSymmetricFactorization(o) && SolveWithGmres(data, cholesky, o.krylov_tolerance, kKeptFactorizationBudget))
     return true;
@@ -154,6 +154,10 @@ bool IslandNewton::SolveWithSymmetricPreconditioner(const IslandIterationData& d
         o.schwarz_krylov_tolerance, o.max_schwarz_krylov_iterations);
   }
   return SolveWithGmres(data, cholesky, o.krylov_tolerance, o.max_krylov_iterations);
+}
+
+bool IslandNewton::SolveCholesky(const kernels::ThreadBudget& budget, const Eigen::VectorXd& r, Eigen::VectorXd* z) {
+  return parallel_cholesky_ ? symmetric_solver_->Solve(budget, r, z, nullptr) : symmetric_solver_->Solve(r, z, nullptr);
 }
 
 bool IslandNewton::KeepsSymmetricFactorization(const Options& o) const {
@@ -320,7 +324,7 @@ bool IslandNewton::UseSymmetricDirection(const IslandIterationData& data) {
   bool applied = false;
   if (symmetric_factored_)
     applied = schwarz_ ? schwarz_->Apply(data.budget, rhs_, &symmetric_dv_)
-                       : symmetric_solver_->Solve(rhs_, &symmetric_dv_, nullptr);
+                       : SolveCholesky(data.budget, rhs_, &symmetric_dv_);
   else if (type_ == LinearSolverType::kDense && data.symmetric_values.size() > 0)
     applied = SolveSymmetricPartDensely();
   if (!applied || !symmetric_dv_.allFinite()) return false;

@@ -66,10 +66,10 @@ class IslandNewton {
 
   /// `type`: the backend of the Newton matrix (not kAuto); `symmetric`: the matrix is SPD (one-way coupling);
   /// `num_threads`: the threads that backend's factorizations may use (MakeLinearSolver), and above one, the block
-  /// Cholesky of S factors on the thread budget (an island holding most of the velocities; smaller islands run in
-  /// parallel with each other, each factoring on one thread); `schwarz`: the symmetric
-  /// preconditioner is overlapping Schwarz rather than a block Cholesky of S (Options::schwarz_threshold), unless the
-  /// Cholesky is cheap (Options::cholesky_flops_per_velocity, decided at the first analysis).
+  /// Cholesky of S factors and solves on the thread budget (an island holding most of the velocities; smaller islands
+  /// run in parallel with each other, each on one thread); `schwarz`: the symmetric preconditioner is overlapping
+  /// Schwarz rather than a block Cholesky of S (Options::schwarz_threshold), unless the Cholesky is cheap
+  /// (Options::cholesky_flops_per_velocity, decided at the first analysis).
   IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads, bool schwarz);
 
   /// Starts a new solve: not done, in the primal–dual or the Newton phase (Options::friction_newton).
@@ -109,6 +109,8 @@ class IslandNewton {
   /// short) an exact factorization. False, with status_ set, when the linear solve fails.
   bool CalcSearchDirection(const IslandIterationData& data);
   bool SolveWithSymmetricPreconditioner(const IslandIterationData& data);
+  /// z = S⁻¹ r by the island's block Cholesky of S, on the thread budget where it factors on it (parallel_cholesky_).
+  bool SolveCholesky(const kernels::ThreadBudget& budget, const Eigen::VectorXd& r, Eigen::VectorXd* z);
   /// Whether this iteration first tries GMRES on the island's last block Cholesky of S: the island is not on Schwarz,
   /// holds a factorization from this solve, and its last update was at most Options::keep_preconditioner_update · v_s.
   bool KeepsSymmetricFactorization(const Options& options) const;
@@ -148,7 +150,7 @@ class IslandNewton {
   DenseSolver* dense_solver_{nullptr};                     // linear_solver_ as the dense backend, when it is
   std::unique_ptr<BlockCholeskySolver> symmetric_solver_;  // block Cholesky of M + h(W_nn + W_tt), the preconditioner
   std::unique_ptr<SchwarzPreconditioner> schwarz_;         // or overlapping Schwarz on it (large islands)
-  bool parallel_cholesky_;  // symmetric_solver_ factors on the thread budget (num_threads above one)
+  bool parallel_cholesky_;  // symmetric_solver_ factors and solves on the thread budget (num_threads above one)
   Gmres gmres_;
   bool gmres_analyzed_{false};
   bool analyzed_{false};
