@@ -265,13 +265,13 @@ class BlockCholesky final : public BlockCholeskySolver {
   /// order (PlanSolves), so y is bitwise the same for any thread count.
   void SolveLower(const kernels::ThreadBudget* budget, SolveWorkspace<F>* work) {
     if (budget == nullptr) {
-      for (int s = 0; s < num_supernodes_; ++s) SolveLowerNode(s, work->t.data(), work);
+      for (int s = 0; s < num_supernodes_; ++s) SolveLowerNode<false>(s, work->t.data(), work);
       return;
     }
     budget->ForTree(static_cast<int>(task_parent_.size()), task_parent_.data(), task_children_.data(), pending_.get(),
                     [&](int task) {
                       F* t = work->t.data() + static_cast<size_t>(task) * max_height_;
-                      ForTaskNodes(task, false, [&](int s, bool) { SolveLowerNode(s, t, work); });
+                      ForTaskNodes(task, false, [&](int s, bool) { SolveLowerNode<true>(s, t, work); });
                     });
   }
 
@@ -307,19 +307,22 @@ class BlockCholesky final : public BlockCholeskySolver {
     }
   }
 
-  /// Supernode s's part of y ← L⁻¹ y, its descendants done: a supernode above the subtrees first subtracts from its
-  /// rows of y the products its descendants left for it in work->below (PlanSolves' pulls, in their sources' order);
-  /// then the dense triangular solve of its diagonal block (by the diagonal's reciprocals: a division's latency would
-  /// set the pace); then the product of its rows below with its rows of y, in `t` (its task's), subtracted at once
-  /// from the rows of y it reaches within its subtree, the rest kept in work->below for the supernodes above.
+  /// Supernode s's part of y ← L⁻¹ y, its descendants done: the dense triangular solve of its diagonal block (by the
+  /// diagonal's reciprocals: a division's latency would set the pace), then the product of its rows below with its
+  /// rows of y, in `t` (its task's), subtracted from their rows of y. With kPull (tasks in parallel), only the rows
+  /// within its own subtree are subtracted at once; the rest is kept in work->below, and a supernode above the
+  /// subtrees first subtracts what its descendants kept for it, in their order (PlanSolves). Either way each row of y
+  /// receives the same subtractions in the same order (its sources' ascending), so y is bitwise the same.
+  template <bool kPull>
   void SolveLowerNode(int s, F* t, SolveWorkspace<F>* work) {
     F* y = work->y.data();
-    const F* below = work->below.data();
-    for (int q = pull_ptr_[s]; q < pull_ptr_[s + 1]; ++q) {
-      const int k = pull_block_[q];
-      F* to = y + start_[k];
-      const F* from = below + pull_from_[q];
-      for (int a = 0; a < size_[k]; ++a) to[a] -= from[a];
+    if constexpr (kPull) {
+      for (int q = pull_ptr_[s]; q < pull_ptr_[s + 1]; ++q) {
+        const int k = pull_block_[q];
+        F* to = y + start_[k];
+        const F* from = work->below.data() + pull_from_[q];
+        for (int a = 0; a < size_[k]; ++a) to[a] -= from[a];
+      }
     }
     const int w = width(s), h = height_[s];
     const F* L = values_.data() + panel_ptr_[s];
@@ -334,15 +337,15 @@ class BlockCholesky final : public BlockCholeskySolver {
     if (h == w) return;
     Eigen::Map<Vector<F>>(t, h - w).noalias() =
         ConstPanel<F>(L + w, h - w, w, Eigen::OuterStride<>(h)) * Eigen::Map<const Vector<F>>(ys, w);
-    const int last = supernode_start_[s + 1] - 1;
+    const int last = supernode_start_[s + 1] - 1, end = below_ptr_[last + 1];
     int e = below_ptr_[last];
-    for (; e < push_end_[s]; ++e) {
+    for (const int push_end = kPull ? push_end_[s] : end; e < push_end; ++e) {
       const int k = below_[e];
       F* to = y + start_[k];
       const F* from = t + row_offset_[e] - w;
       for (int a = 0; a < size_[k]; ++a) to[a] -= from[a];
     }
-    if (e < below_ptr_[last + 1]) std::copy(t + row_offset_[e] - w, t + h - w, work->below.data() + kept_ptr_[s]);
+    if (e < end) std::copy(t + row_offset_[e] - w, t + h - w, work->below.data() + kept_ptr_[s]);
   }
 
   /// Supernode s's part of y ← L⁻ᵀ y, its ancestors done: its rows below gathered from y into `t` (its task's), their
