@@ -47,8 +47,9 @@ class BlockCholeskySolver : public LinearSolver {
   using LinearSolver::Solve;
   /// Solve on `budget`'s threads: the forward solve by the factorization's tasks, each after its children (the
   /// subtrees in parallel; a supernode above them pulls what its descendants' products left for its rows, in their
-  /// order), the backward solve by the same tasks from the root down. x is bitwise that of Solve(b, x, message) on one
-  /// thread. The inverted panels (kSingleInverted) solve on one thread.
+  /// order, where one thread subtracts each product at once), the backward solve by the same tasks from the root
+  /// down. x is bitwise that of Solve(b, x, message) on one thread. The inverted panels (kSingleInverted) solve on one
+  /// thread.
   virtual bool Solve(const kernels::ThreadBudget& budget, const Eigen::VectorXd& b, Eigen::VectorXd* x,
                      std::string* message) = 0;
 };
