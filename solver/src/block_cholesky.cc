@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "panel_product.h"
+#include "subdomains.h"
 
 namespace tamsi::internal {
 namespace {
@@ -283,11 +284,13 @@ class BlockCholesky final : public BlockCholeskySolver {
       for (int s = num_supernodes_ - 1; s >= 0; --s) SolveUpperNode(s, work->t.data(), work);
       return;
     }
-    for (size_t level = 0; level + 1 < level_ptr_.size(); ++level) {
-      budget->For(level_ptr_[level + 1] - level_ptr_[level], 1, [&](int begin, int end) {
-        for (int i = level_ptr_[level] + begin; i < level_ptr_[level] + end; ++i) {
-          F* t = work->t.data() + static_cast<size_t>(level_task_[i]) * max_height_;
-          ForTaskNodes(level_task_[i], true, [&](int s, bool) { SolveUpperNode(s, t, work); });
+    for (size_t level = 0; level + 1 < levels_.ptr.size(); ++level) {
+      const int first = levels_.ptr[level];
+      budget->For(levels_.ptr[level + 1] - first, 1, [&](int begin, int end) {
+        for (int i = first + begin; i < first + end; ++i) {
+          const int task = levels_.items[i];
+          F* t = work->t.data() + static_cast<size_t>(task) * max_height_;
+          ForTaskNodes(task, true, [&](int s, bool) { SolveUpperNode(s, t, work); });
         }
       });
     }
@@ -575,15 +578,13 @@ class BlockCholesky final : public BlockCholeskySolver {
     chunk_ptr_.assign(1, 0);
     chunk_row_.clear();
     chunk_node_.clear();
-    std::vector<char> top(num_supernodes_, 0);
-    for (int t : top_node_) top[t] = 1;
     for (int t = 0; t < num_supernodes_; ++t) {
       int row = 0, chunk_start = 0;
       chunk_row_.push_back(0);
       chunk_node_.push_back(t);
       auto boundary = [&](int next_row) {
         row = next_row;
-        if (!top[t] || row - chunk_start < kChunkRows || row == height_[t]) return;
+        if (!top_[t] || row - chunk_start < kChunkRows || row == height_[t]) return;
         chunk_start = row;
         chunk_row_.push_back(row);
         chunk_node_.push_back(t);
@@ -667,15 +668,13 @@ class BlockCholesky final : public BlockCholeskySolver {
   /// from the root of the task tree, for the backward solve.
   void PlanSolves() {
     const int ns = num_supernodes_;
-    std::vector<char> top(ns, 0);
-    for (int t : top_node_) top[t] = 1;
     push_end_.resize(ns);
     kept_ptr_.assign(ns + 1, 0);
     pull_ptr_.assign(ns + 1, 0);
     for (int t = 0; t < ns; ++t) {
       const int last = supernode_start_[t + 1] - 1, end = below_ptr_[last + 1];
       int e = below_ptr_[last];
-      while (e < end && !top[supernode_of_[below_[e]]]) ++e;
+      while (e < end && !top_[supernode_of_[below_[e]]]) ++e;
       push_end_[t] = e;
       kept_ptr_[t + 1] = kept_ptr_[t] + (e < end ? height_[t] - row_offset_[e] : 0);
       for (; e < end; ++e) ++pull_ptr_[supernode_of_[below_[e]] + 1];
@@ -699,12 +698,7 @@ class BlockCholesky final : public BlockCholeskySolver {
       if (task_parent_[task] >= 0) depth[task] = depth[task_parent_[task]] + 1;
       levels = std::max(levels, depth[task] + 1);
     }
-    level_ptr_.assign(levels + 1, 0);
-    for (int task = 0; task < num_tasks; ++task) ++level_ptr_[depth[task] + 1];
-    for (int l = 0; l < levels; ++l) level_ptr_[l + 1] += level_ptr_[l];
-    level_task_.resize(num_tasks);
-    next.assign(level_ptr_.begin(), level_ptr_.end() - 1);
-    for (int task = 0; task < num_tasks; ++task) level_task_[next[depth[task]]++] = task;
+    levels_ = GroupBy(depth, levels);
     if (!inverted_) {
       workspace_.below.assign(kept_ptr_[ns], F{0});
       workspace_.t.assign(static_cast<size_t>(std::max(num_tasks, 1)) * max_height_, F{0});
@@ -748,7 +742,8 @@ class BlockCholesky final : public BlockCholeskySolver {
       }
     }
     std::make_heap(heap.begin(), heap.end());
-    std::vector<char> top(ns, 0);
+    std::vector<char>& top = top_;
+    top.assign(ns, 0);
     std::vector<std::pair<double, int>> leaves;  // costly subtrees of one supernode: they cannot be split
     while (!heap.empty() && heap.front().first > total / kSubtrees) {
       const int s = heap.front().second;
@@ -987,11 +982,13 @@ class BlockCholesky final : public BlockCholeskySolver {
   // their parents and numbers of children in the task tree, and ForTree's counters; the subtrees' supernodes
   // (subtree_ptr_).
   std::vector<int> top_node_, task_parent_, task_children_, subtree_ptr_, subtree_node_;
+  std::vector<char> top_;  // per supernode: above the subtrees (top_node_ holds it)
   std::unique_ptr<std::atomic<int>[]> pending_;
   // PlanSolves: per supernode the end of the entries of below_ it pushes into and where the forward solve keeps the
   // rest of its product (kept_ptr_); per supernode above the subtrees what it pulls (pull_ptr_): each block of its
-  // own and where its source's product keeps that block's rows; the tasks by levels from the root.
-  std::vector<int> push_end_, kept_ptr_, pull_ptr_, pull_block_, pull_from_, level_ptr_, level_task_;
+  // own and where its source's product keeps that block's rows; the tasks by levels from the root (levels_).
+  std::vector<int> push_end_, kept_ptr_, pull_ptr_, pull_block_, pull_from_;
+  Groups levels_;
   // Per stored entry of A's lower triangle, its place in values_ and in A.values.
   std::vector<int> entry_slot_, entry_source_;
   // L's panels in F and, when inverted, their single-precision copy in partitioned-inverse form; the workspace of
