@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tamsi::internal {
 namespace {
@@ -17,9 +18,10 @@ double ExactLineSearch(const kernels::ThreadBudget& budget, const NewtonSystem& 
   const ContactProblem& p = system.problem();
   const SparseMatrix& M = system.mass_matrix();  // with the bilateral constraints folded in, as p_star
   const Eigen::VectorXd& p_star = system.p_star();
-  // Δvᵀ(M v − p*) and ΔvᵀMΔv over the island (its columns of M touch only its own velocities).
-  const Eigen::Vector2d ab = budget.Sum<Eigen::Vector2d>(n, kGrain, [&](int begin, int end) {
-    Eigen::Vector2d sum = Eigen::Vector2d::Zero();
+  // Δvᵀ(M v − p*), ΔvᵀMΔv and Σ|Δv|(|M v| + |p*|) (the first's magnitude before it cancels) over the island (its
+  // columns of M touch only its own velocities).
+  const Eigen::Vector3d ab = budget.Sum<Eigen::Vector3d>(n, kGrain, [&](int begin, int end) {
+    Eigen::Vector3d sum = Eigen::Vector3d::Zero();
     for (int c = begin; c < end; ++c) {
       const int j = dofs[c];
       double Mv = 0.0, Mdv = 0.0;
@@ -27,30 +29,38 @@ double ExactLineSearch(const kernels::ThreadBudget& budget, const NewtonSystem& 
         Mv += it.value() * v[it.row()];
         Mdv += it.value() * dv[it.row()];
       }
-      sum += dv[j] * Eigen::Vector2d(Mv - p_star[j], Mdv);
+      sum += Eigen::Vector3d(dv[j] * (Mv - p_star[j]), dv[j] * Mdv,
+                             std::abs(dv[j]) * (std::abs(Mv) + std::abs(p_star[j])));
     }
     return sum;
   });
   const kernels::ContactModel& model = system.model();
-  auto slope = [&](double alpha) {
+  // Σᵢ powerᵢ(α) and Σᵢ |powerᵢ(α)|.
+  auto power = [&](double alpha) {
     ++*evaluations;
-    const double power = budget.Sum<double>(num_contacts, kGrain, [&](int begin, int end) {
-      double sum = 0.0;
+    return budget.Sum<Eigen::Vector2d>(num_contacts, kGrain, [&](int begin, int end) {
+      Eigen::Vector2d sum = Eigen::Vector2d::Zero();
       for (int c = begin; c < end; ++c) {
         const int i = contacts[c];
-        sum += kernels::ContactPower(
+        const double term = kernels::ContactPower(
             model, p.stiffness[i], p.dissipation[i], p.friction[i], p.delta0[i], system.frozen_normal_forces()[i],
             slope_kind == LineSearchSlope::kLaggedPotential ? &system.fn()[i] : nullptr, system.vn()[i],
             system.vt().segment<2>(2 * i), dvn[i], dvt.segment<2>(2 * i), alpha);
+        sum += Eigen::Vector2d(term, std::abs(term));
       }
       return sum;
     });
-    return ab[0] + alpha * ab[1] - p.time_step * power;
   };
+  auto slope = [&](double alpha) { return ab[0] + alpha * ab[1] - p.time_step * power(alpha)[0]; };
+  const Eigen::Vector2d power0 = power(0.0);
   double lo = 0.0, hi = 1.0;
-  double f_lo = slope(lo), f_hi = slope(hi);
+  double f_lo = ab[0] - p.time_step * power0[0], f_hi = slope(hi);
   if (!(f_lo < 0.0)) return 0.0;
-  const double tolerance = 1e-6 * -f_lo;
+  // A root to 1e-6 of the first slope, but not below the rounding of the sums whose difference s is: near convergence
+  // Δvᵀ(M v − p*) and h Σ powerᵢ agree to many digits, and s(α) is then noise that the bracket would chase down to its
+  // 1e-12 width (tens of evaluations on the robot scenes).
+  const double rounding = 4 * std::numeric_limits<double>::epsilon() * (ab[2] + ab[1] + p.time_step * power0[1]);
+  const double tolerance = std::max(1e-6 * -f_lo, rounding);
   while (f_hi <= 0.0) {
     if (hi >= max_alpha) return max_alpha;
     lo = hi;
@@ -58,6 +68,7 @@ double ExactLineSearch(const kernels::ThreadBudget& budget, const NewtonSystem& 
     hi = std::min(2.0 * hi, max_alpha);
     f_hi = slope(hi);
   }
+  if (f_hi <= tolerance) return hi;  // hi is a root to the tolerance already
   int side = 0;
   double alpha = 1.0;
   for (int k = 0; k < 100 && hi - lo > 1e-12; ++k) {
