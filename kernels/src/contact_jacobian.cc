@@ -59,6 +59,16 @@ ContactJacobian::ContactJacobian(const Sparse& Jn, const Sparse& Jt)
   };
   slots(Jn, 1, &jn_slot_);
   slots(Jt, 2, &jt_slot_);
+  rows_.resize(blocks_.size());
+  CalcRows();
+  for (int i = 0; i < nc; ++i) {
+    const int m = support_size(i);
+    const int* S = support(i);
+    for (int a = 0; a < m; ++a)
+      if (a == 0 || S[a] != S[a - 1] + 1) run_begin_.push_back(a);
+    run_begin_.push_back(m);
+    run_ptr_.push_back(static_cast<int>(run_begin_.size()));
+  }
   // Transpose map by counting sort, filled in increasing contact order.
   transpose_ptr_.assign(num_velocities_ + 1, 0);
   for (int col : support_) ++transpose_ptr_[col + 1];
@@ -96,6 +106,15 @@ void ContactJacobian::SetValues(const Sparse& Jn, const Sparse& Jt) {
   };
   add(Jn, jn_slot_);
   add(Jt, jt_slot_);
+  CalcRows();
+}
+
+void ContactJacobian::CalcRows() {
+  for (int i = 0; i < num_contacts_; ++i) {
+    const int m = support_size(i);
+    Eigen::Map<Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor>>(rows_.data() + 3 * support_ptr_[i], 3, m) =
+        Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>>(block(i), 3, m);
+  }
 }
 
 void ContactJacobian::Multiply(const ThreadBudget& budget, const Eigen::VectorXd& v, Eigen::VectorXd* vn,

@@ -71,8 +71,8 @@ struct RunColumns {
     if (!fixed) AddRun<0>(length, width, stride, out, symmetric_out);
   }
 
-  /// kLength > 0: the run's length at compile time; 0: `length`. Each entry's term is the expression of
-  /// AssembleDenseBlock's, so that both round alike.
+  /// kLength > 0: the run's length at compile time; 0: `length`. Both assemblies add their terms here, so that they
+  /// round alike.
   template <int kLength>
   void AddRun(int length, int width, int stride, double* __restrict out, double* __restrict symmetric_out) const {
     const int n = kLength > 0 ? kLength : length;
@@ -103,16 +103,28 @@ void AssembleDenseBlock(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>&
                         const Eigen::VectorXd& blocks, const int* velocities, int n, const int* contacts,
                         int num_contacts, const int* local, Eigen::MatrixXd* A) {
   A->setZero(n, n);
-  // Each entry sums its contacts' terms in increasing contact order, as RunColumns::Add does.
+  // Each entry sums its contacts' terms in increasing contact order, as NewtonMatrixPattern::Assemble does. A run of
+  // consecutive velocities is consecutive in the island too, so each (row run, column run) of a contact is a dense
+  // sub-block of A: RunColumns adds it, up to kColumns columns at a time.
+  constexpr int kColumns = 8;
+  double bj[3 * kColumns];
   for (int c = 0; c < num_contacts; ++c) {
-    const int i = contacts[c], m = J.support_size(i);
+    const int i = contacts[c], m = J.support_size(i), runs = J.num_runs(i);
     const int* support = J.support(i);
+    const int* run = J.runs(i);
     const double* jc = J.block(i);
-    for (int b = 0; b < m; ++b) {
-      const Eigen::Vector3d bj = BlockTimesColumn(blocks.data() + 9 * i, jc + 3 * b);
-      double* column = A->data() + static_cast<Eigen::Index>(local[support[b]]) * n;
-      for (int a = 0; a < m; ++a)
-        column[local[support[a]]] += jc[3 * a] * bj[0] + jc[3 * a + 1] * bj[1] + jc[3 * a + 2] * bj[2];
+    for (int q = 0; q < runs; ++q) {
+      for (int b0 = run[q]; b0 < run[q + 1]; b0 += kColumns) {
+        const int width = std::min(kColumns, run[q + 1] - b0);
+        for (int w = 0; w < width; ++w)
+          Eigen::Map<Eigen::Vector3d>(bj + 3 * w) = BlockTimesColumn(blocks.data() + 9 * i, jc + 3 * (b0 + w));
+        double* columns = A->data() + static_cast<Eigen::Index>(local[support[b0]]) * n;
+        for (int r = 0; r < runs; ++r) {
+          const int a0 = run[r];
+          RunColumns{J.rows(i) + a0, m, nullptr, bj, nullptr}.Add(run[r + 1] - a0, width, n,
+                                                                  columns + local[support[a0]], nullptr);
+        }
+      }
     }
   }
   // Then m + h · sum per entry (h · sum alone where M has none: never −0, as a sum started at +0 is not).
@@ -162,7 +174,6 @@ void NewtonMatrixPattern::CalcSources(const ThreadBudget& budget,
                                       const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
                                       const ContactJacobian& J) {
   const int nv = static_cast<int>(M.cols());
-  const int nc = J.num_contacts();
   auto position = [&](int row, int col) {
     const auto begin = row_index_.begin() + col_ptr_[col];
     const auto end = row_index_.begin() + col_ptr_[col + 1];
@@ -176,18 +187,6 @@ void NewtonMatrixPattern::CalcSources(const ThreadBudget& budget,
       for (int k = M.outerIndexPtr()[j]; k < M.outerIndexPtr()[j + 1]; ++k)
         m_slot_[k] = position(M.innerIndexPtr()[k], j);
   });
-  // Each contact's support as runs of consecutive velocities (a body's), with the support's end as a sentinel: in
-  // any column, a run's rows sit in consecutive slots, so a run needs one slot per column.
-  run_ptr_.assign(nc + 1, 0);
-  run_begin_.clear();
-  for (int i = 0; i < nc; ++i) {
-    const int m = J.support_size(i);
-    const int* S = J.support(i);
-    for (int a = 0; a < m; ++a)
-      if (a == 0 || S[a] != S[a - 1] + 1) run_begin_.push_back(a);
-    run_begin_.push_back(m);
-    run_ptr_[i + 1] = static_cast<int>(run_begin_.size());
-  }
   // Groups of consecutive columns touched by the same contacts with the same rows (a body's velocities): column
   // j0 + w of a group is column j0's entries shifted by w columns, and entry column_entry(c) + w of each contact.
   group_start_.assign(1, 0);
@@ -200,13 +199,13 @@ void NewtonMatrixPattern::CalcSources(const ThreadBudget& budget,
   }
   if (nv > 0) group_start_.push_back(nv);
   // Per (group's first column j0, contact i touching it), in ContactJacobian's transposed order: the slot in column
-  // j0 of the first row of each of contact i's runs.
+  // j0 of the first row of each of contact i's runs (in any column, a run's rows sit in consecutive slots).
   const int groups = num_groups();
   slot_ptr_.assign(groups + 1, 0);
   for (int g = 0; g < groups; ++g) {
     const int j0 = group_start_[g];
     slot_ptr_[g + 1] = slot_ptr_[g];
-    for (int c = J.contacts_ptr(j0); c < J.contacts_ptr(j0 + 1); ++c) slot_ptr_[g + 1] += num_runs(J.contact_of(c));
+    for (int c = J.contacts_ptr(j0); c < J.contacts_ptr(j0 + 1); ++c) slot_ptr_[g + 1] += J.num_runs(J.contact_of(c));
   }
   run_slot_.resize(slot_ptr_[groups]);
   budget.For(groups, 128, [&](int begin, int end) {
@@ -215,8 +214,8 @@ void NewtonMatrixPattern::CalcSources(const ThreadBudget& budget,
       int* slot = run_slot_.data() + slot_ptr_[g];
       for (int c = J.contacts_ptr(j0); c < J.contacts_ptr(j0 + 1); ++c) {
         const int i = J.contact_of(c);
-        for (int r = 0; r < num_runs(i); ++r) {
-          const int* run = run_begin_.data() + run_ptr_[i] + r;
+        for (int r = 0; r < J.num_runs(i); ++r) {
+          const int* run = J.runs(i) + r;
           const int p = position(J.support(i)[run[0]], j0);
           TAMSI_DEBUG_ASSERT(std::equal(J.support(i) + run[0], J.support(i) + run[1], row_index_.begin() + p));
           *slot++ = p;
@@ -225,7 +224,6 @@ void NewtonMatrixPattern::CalcSources(const ThreadBudget& budget,
     }
   });
   bj_.assign(3 * static_cast<size_t>(J.support_total()), 0.0);
-  jc_rows_.assign(3 * static_cast<size_t>(J.support_total()), 0.0);
   u_.assign(J.support_total(), 0.0);
 }
 
@@ -241,7 +239,6 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
       Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>> Jc(J.block(i), 3, m);
       Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> B(blocks.data() + 9 * i);
       Eigen::Map<Eigen::Matrix<double, 3, Eigen::Dynamic>> BJ(bj_.data() + 3 * first, 3, m);
-      Eigen::Map<Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor>>(jc_rows_.data() + 3 * first, 3, m) = Jc;
       for (int b = 0; b < m; ++b) BJ.col(b) = BlockTimesColumn(B.data(), J.block(i) + 3 * b);
       if (!symmetric) continue;
       // K̄ = K − u Jn, u = Jtᵀ B(1:2, 0): row a loses u_a Jn.
@@ -262,13 +259,12 @@ void NewtonMatrixPattern::Assemble(const ThreadBudget& budget,
       for (int c = J.contacts_ptr(j0); c < J.contacts_ptr(j0 + 1); ++c) {
         const int i = J.contact_of(c);
         const int first = J.support_begin(i), m = J.support_size(i);
-        const int* run = run_begin_.data() + run_ptr_[i];
-        const int runs = num_runs(i);
+        const int* run = J.runs(i);
+        const int runs = J.num_runs(i);
         const size_t b = J.column_entry(c);  // column j0 is entry b of contact i's columns
         for (int r = 0; r < runs; ++r) {
           const int a0 = run[r];
-          const RunColumns columns{jc_rows_.data() + 3 * static_cast<size_t>(first) + a0, m, u_.data() + first + a0,
-                                   bj_.data() + 3 * b, jc + 3 * b};
+          const RunColumns columns{J.rows(i) + a0, m, u_.data() + first + a0, bj_.data() + 3 * b, jc + 3 * b};
           columns.Add(run[r + 1] - a0, width, length, values + slot[r],
                       symmetric ? symmetric_values + slot[r] : nullptr);
         }

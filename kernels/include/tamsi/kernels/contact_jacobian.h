@@ -36,6 +36,12 @@ class ContactJacobian {
   int support_size(int i) const { return support_ptr_[i + 1] - support_ptr_[i]; }
   const int* support(int i) const { return support_.data() + support_ptr_[i]; }
   const double* block(int i) const { return blocks_.data() + 3 * support_ptr_[i]; }
+  /// The same block row-major: Jnᵢ's row, then Jtᵢ's two, |S_i| entries each.
+  const double* rows(int i) const { return rows_.data() + 3 * support_ptr_[i]; }
+  /// S_i as runs of consecutive velocities (a body's): run r is entries [runs(i)[r], runs(i)[r + 1]) of S_i, for r
+  /// in [0, num_runs(i)); runs(i)[num_runs(i)] = |S_i|.
+  int num_runs(int i) const { return run_ptr_[i + 1] - run_ptr_[i] - 1; }
+  const int* runs(int i) const { return run_begin_.data() + run_ptr_[i]; }
   /// Where contact i's columns start among all contacts' (Σ|S_i| in contact order): block(i) = block(0) + 3 · this.
   int support_begin(int i) const { return support_ptr_[i]; }
   /// The contacts touching velocity j are contact_of(c) for c in [contacts_ptr(j), contacts_ptr(j + 1)), increasing.
@@ -77,11 +83,15 @@ class ContactJacobian {
                          Eigen::VectorXd* tau) const;
 
  private:
+  void CalcRows();
+
   int num_contacts_{0};
   int num_velocities_{0};
-  std::vector<int> support_ptr_{0};  // nc + 1
-  std::vector<int> support_;         // Σ|S_i| velocity indices
-  std::vector<double> blocks_;       // Σ 3|S_i|
+  std::vector<int> support_ptr_{0};          // nc + 1
+  std::vector<int> support_;                 // Σ|S_i| velocity indices
+  std::vector<double> blocks_;               // Σ 3|S_i|
+  std::vector<double> rows_;                 // the blocks row-major, Σ 3|S_i|
+  std::vector<int> run_ptr_{0}, run_begin_;  // runs(i) = run_begin_ + run_ptr_[i], |S_i| closing each contact's
   // Per stored entry of Jn and Jt (compressed order): its index in blocks_. Patterns kept for HasPattern.
   std::vector<int> jn_slot_, jt_slot_;
   std::vector<int> jn_outer_, jn_inner_, jt_outer_, jt_inner_;

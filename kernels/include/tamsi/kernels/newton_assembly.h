@@ -60,20 +60,15 @@ class NewtonMatrixPattern {
   std::vector<int> col_ptr_{0};
   std::vector<int> row_index_;
   std::vector<int> m_slot_;  // per stored entry k of M: its entry of A
-  // Each contact's support as runs of consecutive velocities: contact i's runs start at run_begin_[r] for r in
-  // [run_ptr_[i], run_ptr_[i + 1] − 1), the last entry being |S_i|.
-  std::vector<int> run_ptr_, run_begin_;
   // Groups of consecutive columns with the same rows and the same contacts (a body's): group g is columns
   // [group_start_[g], group_start_[g + 1]).
   std::vector<int> group_start_;
   // Per group g and contact i touching it (ContactJacobian's transposed order of the group's first column j0): the
   // slots in column j0 of the first rows of contact i's runs, from run_slot_[slot_ptr_[g]] on.
   std::vector<int> slot_ptr_, run_slot_;
-  std::vector<double> bj_;       // Bᵢ Jcᵢ, laid out as the ContactJacobian's blocks (3 per column)
-  std::vector<double> jc_rows_;  // Jcᵢ row-major (its three rows of |S_i| each) from 3 · support_begin(i) on
-  std::vector<double> u_;  // per column a of contact i: uᵢ,a = Jtᵢ(:, a) · Bᵢ(1:2, 0), for the symmetric part
+  std::vector<double> bj_;  // Bᵢ Jcᵢ, laid out as the ContactJacobian's blocks (3 per column)
+  std::vector<double> u_;   // per column a of contact i: uᵢ,a = Jtᵢ(:, a) · Bᵢ(1:2, 0), for the symmetric part
 
-  int num_runs(int i) const { return run_ptr_[i + 1] - run_ptr_[i] - 1; }
   int num_groups() const { return static_cast<int>(group_start_.size()) - 1; }
 };
 
