@@ -299,6 +299,22 @@ void ContactProblemBuilder::CalcContactRows(const mjModel& model, const mjData& 
   }
 }
 
+bool ContactProblemBuilder::JacobianPatternsHold(const mjModel& model, const mjData& data,
+                                                 const ContactProblem& problem) const {
+  if (2 * static_cast<size_t>(data.ncon) != contact_bodies_.size() || limit_rows_->outer != limit_outer_ ||
+      limit_rows_->inner != limit_inner_ || !internal::SamePattern(problem.Jn, jn_pattern_) ||
+      !internal::SamePattern(problem.Jt, jt_pattern_)) {
+    return false;
+  }
+  for (int i = 0; i < data.ncon; ++i) {
+    if (model.geom_bodyid[data.contact[i].geom2] != contact_bodies_[2 * i] ||
+        model.geom_bodyid[data.contact[i].geom1] != contact_bodies_[2 * i + 1]) {
+      return false;
+    }
+  }
+  return true;
+}
+
 void ContactProblemBuilder::AssembleJacobians(const mjModel& model, const mjData& data, ContactProblem* problem) {
   const int nv = model.nv;
   const int ncon = data.ncon;
@@ -308,9 +324,16 @@ void ContactProblemBuilder::AssembleJacobians(const mjModel& model, const mjData
   problem->stiffness.resize(nc);
   problem->dissipation.resize(nc);
   problem->friction.resize(nc);
-  // Rows in CSR form, then column-major in one O(nnz) pass.
-  jn_rows_->Clear();
-  jt_rows_->Clear();
+  // A contact's rows depend only on its two bodies' dof chains: with the same body pairs as the last step, each row's
+  // values go straight to where they went then. Otherwise rows in CSR form, then column-major in one O(nnz) pass.
+  const bool in_place = JacobianPatternsHold(model, data, *problem);
+  if (!in_place) {
+    jn_rows_->Clear();
+    jt_rows_->Clear();
+    contact_bodies_.clear();
+  }
+  double* jn_values = problem->Jn.valuePtr();
+  double* jt_values = problem->Jt.valuePtr();
   for (int i = 0; i < ncon; ++i) {
     const mjContact& con = data.contact[i];
     const int g1 = con.geom1, g2 = con.geom2;
@@ -330,7 +353,20 @@ void ContactProblemBuilder::AssembleJacobians(const mjModel& model, const mjData
     problem->dissipation[i] = (k2 * d1 + k1 * d2) / (k1 + k2);
     problem->friction[i] = con.dim == 1 ? 0.0 : con.friction[0];
 
-    CalcContactRows(model, data, model.geom_bodyid[g2], model.geom_bodyid[g1], con.pos, con.frame);
+    const int body = model.geom_bodyid[g2], other = model.geom_bodyid[g1];
+    CalcContactRows(model, data, body, other, con.pos, con.frame);
+    if (in_place) {
+      const int n0 = jn_rows_->outer[i], t1 = jt_rows_->outer[2 * i], t2 = jt_rows_->outer[2 * i + 1];
+      for (size_t k = 0; k < touched_.size(); ++k) {
+        const double* row = &row_values_[3 * static_cast<size_t>(touched_[k])];
+        jn_values[jn_slot_[n0 + k]] = row[0];
+        jt_values[jt_slot_[t1 + k]] = row[1];
+        jt_values[jt_slot_[t2 + k]] = row[2];
+      }
+      continue;
+    }
+    contact_bodies_.push_back(body);
+    contact_bodies_.push_back(other);
     for (int dof : touched_) jn_rows_->Add(dof, row_values_[3 * static_cast<size_t>(dof)]);
     jn_rows_->EndRow();
     for (int r = 1; r <= 2; ++r) {
@@ -347,13 +383,23 @@ void ContactProblemBuilder::AssembleJacobians(const mjModel& model, const mjData
     problem->stiffness[i] = limit_stiffness_[l];
     problem->dissipation[i] = limit_dissipation_[l];
     problem->friction[i] = 0.0;
+    if (in_place) {
+      const int n0 = jn_rows_->outer[i] - limits.outer[l];
+      for (int k = limits.outer[l]; k < limits.outer[l + 1]; ++k) jn_values[jn_slot_[n0 + k]] = limits.values[k];
+      continue;
+    }
     for (int k = limits.outer[l]; k < limits.outer[l + 1]; ++k) jn_rows_->Add(limits.inner[k], limits.values[k]);
     jn_rows_->EndRow();
     jt_rows_->EndRow();
     jt_rows_->EndRow();
   }
-  internal::RowsToColumns(*jn_rows_, nv, &column_next_, &problem->Jn);
-  internal::RowsToColumns(*jt_rows_, nv, &column_next_, &problem->Jt);
+  if (in_place) return;
+  internal::RowsToColumns(*jn_rows_, nv, &column_next_, &problem->Jn, &jn_slot_);
+  internal::RowsToColumns(*jt_rows_, nv, &column_next_, &problem->Jt, &jt_slot_);
+  jn_pattern_ = problem->Jn;
+  jt_pattern_ = problem->Jt;
+  limit_outer_ = limits.outer;
+  limit_inner_ = limits.inner;
 }
 
 double MechanicalEnergy(const mjModel& model, mjData* data, const ContactProblem* contacts) {

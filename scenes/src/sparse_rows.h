@@ -29,8 +29,10 @@ struct SparseRows {
 };
 
 /// Writes `rows` into `matrix` (rows.size() × cols, column-major) by a counting sort, in the matrix's own storage:
-/// nothing is allocated once it has held as many columns and nonzeros. `next` (cols entries) is scratch.
-inline void RowsToColumns(const SparseRows& rows, int cols, std::vector<int>* next, SparseMatrix* matrix) {
+/// nothing is allocated once it has held as many columns and nonzeros. `next` (cols entries) is scratch. With `slot`,
+/// each entry k of `rows` records where its value went among the matrix's.
+inline void RowsToColumns(const SparseRows& rows, int cols, std::vector<int>* next, SparseMatrix* matrix,
+                          std::vector<int>* slot = nullptr) {
   const int n = rows.size();
   const int nnz = rows.outer[n];
   matrix->resize(n, cols);  // compressed, column starts zeroed
@@ -41,13 +43,23 @@ inline void RowsToColumns(const SparseRows& rows, int cols, std::vector<int>* ne
   std::copy(start, start + cols, next->begin());
   int* row_index = matrix->innerIndexPtr();
   double* value = matrix->valuePtr();
+  if (slot) slot->resize(nnz);
   for (int r = 0; r < n; ++r) {
     for (int k = rows.outer[r]; k < rows.outer[r + 1]; ++k) {
       const int at = (*next)[rows.inner[k]]++;
       row_index[at] = r;
       value[at] = rows.values[k];
+      if (slot) (*slot)[k] = at;
     }
   }
+}
+
+/// True when `matrix` is compressed with exactly the pattern `pattern` has.
+inline bool SamePattern(const SparseMatrix& matrix, const SparseMatrix& pattern) {
+  return matrix.isCompressed() && matrix.rows() == pattern.rows() && matrix.cols() == pattern.cols() &&
+         matrix.nonZeros() == pattern.nonZeros() &&
+         std::equal(pattern.outerIndexPtr(), pattern.outerIndexPtr() + pattern.cols() + 1, matrix.outerIndexPtr()) &&
+         std::equal(pattern.innerIndexPtr(), pattern.innerIndexPtr() + pattern.nonZeros(), matrix.innerIndexPtr());
 }
 
 }  // namespace tamsi::scenes::internal

@@ -4,11 +4,13 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace tamsi::scenes {
@@ -102,6 +104,45 @@ TEST_F(FrontEndTest, ContactJacobiansMatchMjJacAndSignConventions) {
     }
   }
   EXPECT_EQ(ball_ground, 1);
+}
+
+TEST_F(FrontEndTest, RowsWrittenInPlaceEqualAFreshBuildsBitForBit) {
+  // The slide joint at its lower limit: a limit row besides the geom contacts.
+  const int slide = mj_name2id(model_.get(), mjOBJ_JOINT, "slide");
+  model_->jnt_limited[slide] = 1;
+  model_->jnt_range[2 * slide] = 0.0;
+  model_->jnt_range[2 * slide + 1] = 0.5;
+  ContactProblemBuilder builder(*model_, ContactDefaults());
+  ContactProblem problem;
+  ASSERT_TRUE(builder.Build(*model_, data_.get(), 0.002, &problem));
+  const int pairs = data_->ncon;
+  ASSERT_GT(problem.num_contacts(), pairs) << "no limit row: no test of the limits' values in place";
+  // Move every dof a little (the same body pairs touch): the second Build writes into the first's patterns.
+  for (int step = 1; step <= 3; ++step) {
+    for (int i = 0; i < model_->nq; ++i) data_->qpos[i] += 1e-5 * std::cos(step + i);
+    ASSERT_TRUE(builder.Build(*model_, data_.get(), 0.002, &problem));
+    ASSERT_EQ(data_->ncon, pairs);
+    ContactProblemBuilder fresh_builder(*model_, ContactDefaults());
+    ContactProblem fresh;
+    ASSERT_TRUE(fresh_builder.Build(*model_, data_.get(), 0.002, &fresh));
+    for (const auto& [name, a, b] : {std::tuple{"Jn", &problem.Jn, &fresh.Jn}, {"Jt", &problem.Jt, &fresh.Jt}}) {
+      SCOPED_TRACE(name);
+      ASSERT_EQ(a->nonZeros(), b->nonZeros());
+      EXPECT_TRUE(std::equal(a->outerIndexPtr(), a->outerIndexPtr() + a->cols() + 1, b->outerIndexPtr()));
+      EXPECT_TRUE(std::equal(a->innerIndexPtr(), a->innerIndexPtr() + a->nonZeros(), b->innerIndexPtr()));
+      EXPECT_EQ(std::memcmp(a->valuePtr(), b->valuePtr(), sizeof(double) * a->nonZeros()), 0) << "step " << step;
+    }
+  }
+  // A different set of pairs (the ball lifted off the ground) is built afresh.
+  const int ball = mj_name2id(model_.get(), mjOBJ_BODY, "ball");
+  data_->qpos[model_->jnt_qposadr[model_->body_jntadr[ball]] + 2] += 0.5;
+  ASSERT_TRUE(builder.Build(*model_, data_.get(), 0.002, &problem));
+  ASSERT_LT(data_->ncon, pairs);
+  ContactProblemBuilder fresh_builder(*model_, ContactDefaults());
+  ContactProblem fresh;
+  ASSERT_TRUE(fresh_builder.Build(*model_, data_.get(), 0.002, &fresh));
+  EXPECT_TRUE(Eigen::MatrixXd(problem.Jn).cwiseEqual(Eigen::MatrixXd(fresh.Jn)).all());
+  EXPECT_TRUE(Eigen::MatrixXd(problem.Jt).cwiseEqual(Eigen::MatrixXd(fresh.Jt)).all());
 }
 
 TEST_F(FrontEndTest, FreeMotionMomentumUsesBiasPassiveAndActuation) {

@@ -117,6 +117,10 @@ class ContactProblemBuilder {
   void BuildMassPattern(const mjModel& model);
   void AssembleMassMatrix(const mjData& data, SparseMatrix* M);
   void AssembleJacobians(const mjModel& model, const mjData& data, ContactProblem* problem);
+  /// True when the last AssembleJacobians' patterns hold for `data`'s contacts and this step's limit rows (the same
+  /// body pairs in the same order, the same limit rows' pattern) and `problem`'s Jn and Jt still have them: the rows
+  /// can then be written into their values in place.
+  bool JacobianPatternsHold(const mjModel& model, const mjData& data, const ContactProblem& problem) const;
   /// Starts a new set of scratch rows (up to 3) over the dofs.
   void BeginScratchRows();
   /// Adds sign · (the velocity of `point` moving with `body`) projected on the 3 frame rows to the scratch rows,
@@ -164,6 +168,10 @@ class ContactProblemBuilder {
   Eigen::VectorXd mass_diagonal_, joint_damping_, damping_;
   // Jn and Jt rows in CSR form, and the next free slot of each column while they are written column-major (nv).
   std::unique_ptr<internal::SparseRows> jn_rows_, jt_rows_;
+  // What the last rows' transfer to Jn and Jt left: the patterns, where each CSR entry's value went, the body pairs
+  // of the geom contacts (two per contact) and the limit rows' pattern they came from.
+  SparseMatrix jn_pattern_, jt_pattern_;
+  std::vector<int> jn_slot_, jt_slot_, contact_bodies_, limit_outer_, limit_inner_;
   // Limit rows (appended to Jn after the geom contacts): distance to the limit (m or rad, < 0 violated), the
   // Hunt–Crossley stiffness and dissipation, and their sources. Equality rows before they become Jb.
   std::unique_ptr<internal::SparseRows> limit_rows_, equality_rows_;
