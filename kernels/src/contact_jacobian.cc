@@ -112,8 +112,13 @@ void ContactJacobian::SetValues(const Sparse& Jn, const Sparse& Jt) {
 void ContactJacobian::CalcRows() {
   for (int i = 0; i < num_contacts_; ++i) {
     const int m = support_size(i);
-    Eigen::Map<Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor>>(rows_.data() + 3 * support_ptr_[i], 3, m) =
-        Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>>(block(i), 3, m);
+    const double* block = blocks_.data() + 3 * support_ptr_[i];
+    double* row = rows_.data() + 3 * support_ptr_[i];
+    for (int a = 0; a < m; ++a) {
+      row[a] = block[3 * a];
+      row[m + a] = block[3 * a + 1];
+      row[2 * m + a] = block[3 * a + 2];
+    }
   }
 }
 
