@@ -76,7 +76,8 @@ enum class LineSearch {
   /// minimizes along Δv the potential ℓ(v) = ½ vᵀMv − p*ᵀv + h Σᵢ [Pᵢ(vnᵢ) + πᵢᵏ μ Φ(‖vtᵢ‖)], whose gradient is the
   /// residual (eq. 12, 21) with the friction's normal force held at the current iterate's πᵏ (exact for one-way,
   /// where π is frozen). ℓ is convex along the line (π decreases in vn, μ̃' ≥ 0), so its slope ℓ'(α) = Δvᵀ r(v + αΔv)
-  /// is monotone and its root is found by safeguarded regula falsi on per-contact sums, without matrix products.
+  /// is monotone and its root is found by safeguarded regula falsi on per-contact sums, without matrix products, to
+  /// |ℓ'| ≤ 1e-6 |ℓ'(0)| or to the rounding of ℓ''s sums where that is larger (near convergence).
   /// Under plain TALS one transitioning contact limits every other one, so islands with many simultaneous
   /// transitions crawl; α* resolves all of them along the line at once. Where ℓ's lagged normal force makes α*
   /// short while TALS sees no transition, TALS's longer step is kept. Without a descent direction (ℓ'(0) ≥ 0,
