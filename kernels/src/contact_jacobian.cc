@@ -112,12 +112,12 @@ void ContactJacobian::SetValues(const Sparse& Jn, const Sparse& Jt) {
 void ContactJacobian::CalcRows() {
   for (int i = 0; i < num_contacts_; ++i) {
     const int m = support_size(i);
-    const double* block = blocks_.data() + 3 * support_ptr_[i];
-    double* row = rows_.data() + 3 * support_ptr_[i];
+    const double* column_major = blocks_.data() + 3 * support_ptr_[i];
+    double* row_major = rows_.data() + 3 * support_ptr_[i];
     for (int a = 0; a < m; ++a) {
-      row[a] = block[3 * a];
-      row[m + a] = block[3 * a + 1];
-      row[2 * m + a] = block[3 * a + 2];
+      row_major[a] = column_major[3 * a];
+      row_major[m + a] = column_major[3 * a + 1];
+      row_major[2 * m + a] = column_major[3 * a + 2];
     }
   }
 }

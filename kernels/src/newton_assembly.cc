@@ -121,6 +121,7 @@ void AssembleDenseBlock(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>&
         double* columns = A->data() + static_cast<Eigen::Index>(local[support[b0]]) * n;
         for (int r = 0; r < runs; ++r) {
           const int a0 = run[r];
+          TAMSI_DEBUG_ASSERT(local[support[run[r + 1] - 1]] - local[support[a0]] == run[r + 1] - 1 - a0);
           RunColumns{J.rows(i) + a0, m, nullptr, bj, nullptr}.Add(run[r + 1] - a0, width, n,
                                                                   columns + local[support[a0]], nullptr);
         }

@@ -327,10 +327,12 @@ void ContactProblemBuilder::AssembleJacobians(const mjModel& model, const mjData
   // A contact's rows depend only on its two bodies' dof chains: with the same body pairs as the last step, each row's
   // values go straight to where they went then. Otherwise rows in CSR form, then column-major in one O(nnz) pass.
   const bool in_place = JacobianPatternsHold(model, data, *problem);
-  if (!in_place) {
+  last_build_in_place_ = in_place;
+  if (!in_place) {  // the record of the last full build is void until this one ends
     jn_rows_->Clear();
     jt_rows_->Clear();
     contact_bodies_.clear();
+    limit_outer_.clear();
   }
   double* jn_values = problem->Jn.valuePtr();
   double* jt_values = problem->Jt.valuePtr();

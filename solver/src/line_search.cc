@@ -61,6 +61,7 @@ double ExactLineSearch(const kernels::ThreadBudget& budget, const NewtonSystem& 
   // 1e-12 width (tens of evaluations on the robot scenes).
   const double rounding = 4 * std::numeric_limits<double>::epsilon() * (ab[2] + ab[1] + p.time_step * power0[1]);
   const double tolerance = std::max(1e-6 * -f_lo, rounding);
+  if (!std::isfinite(tolerance)) return 0.0;  // the sums overflowed: no step along Δv
   while (f_hi <= 0.0) {
     if (hi >= max_alpha) return max_alpha;
     lo = hi;

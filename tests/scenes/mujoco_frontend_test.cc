@@ -122,6 +122,8 @@ TEST_F(FrontEndTest, RowsWrittenInPlaceEqualAFreshBuildsBitForBit) {
     for (int i = 0; i < model_->nq; ++i) data_->qpos[i] += 1e-5 * std::cos(step + i);
     ASSERT_TRUE(builder.Build(*model_, data_.get(), 0.002, &problem));
     ASSERT_EQ(data_->ncon, pairs);
+    ASSERT_GT(problem.num_contacts(), pairs) << "the limit row is gone";
+    EXPECT_TRUE(builder.last_build_in_place()) << "step " << step;
     ContactProblemBuilder fresh_builder(*model_, ContactDefaults());
     ContactProblem fresh;
     ASSERT_TRUE(fresh_builder.Build(*model_, data_.get(), 0.002, &fresh));
@@ -138,6 +140,7 @@ TEST_F(FrontEndTest, RowsWrittenInPlaceEqualAFreshBuildsBitForBit) {
   data_->qpos[model_->jnt_qposadr[model_->body_jntadr[ball]] + 2] += 0.5;
   ASSERT_TRUE(builder.Build(*model_, data_.get(), 0.002, &problem));
   ASSERT_LT(data_->ncon, pairs);
+  EXPECT_FALSE(builder.last_build_in_place());
   ContactProblemBuilder fresh_builder(*model_, ContactDefaults());
   ContactProblem fresh;
   ASSERT_TRUE(fresh_builder.Build(*model_, data_.get(), 0.002, &fresh));

@@ -16,10 +16,10 @@ namespace tamsi::kernels {
 /// both triangles) in compressed-column form, and where each contribution lands. Built once per problem
 /// structure; Assemble() then refills the values without allocating.
 ///
-/// Assembly runs in two parallel passes: (1) per contact, Bᵢ Jcᵢ (3 × |S_i|) and a row-major copy of Jcᵢ; (2) per group
+/// Assembly runs in two parallel passes: (1) per contact, Bᵢ Jcᵢ (3 × |S_i|); (2) per group
 /// of consecutive columns with the same rows and contacts (a body's velocities), the contacts touching them in
 /// increasing order each add their columns Kᵢ(:, b) = Jcᵢᵀ (Bᵢ Jcᵢ)(:, b) into the entries where they are stored, run
-/// of rows by run of rows across the group's columns (the copy's rows contiguous), then M's values are added. A
+/// of rows by run of rows across the group's columns (ContactJacobian::rows(), ::runs()), then M's values are added. A
 /// contact's support is a few runs of consecutive velocities (a body's six), and a run's rows sit in consecutive slots
 /// of a column, so each (group, contact) pair needs one slot per run rather than one index per entry (Kᵢ itself, |S_i|²
 /// per contact, is never stored). On the settled 500-body pile this takes 20 % less time than a gather of each entry's
@@ -53,7 +53,7 @@ class NewtonMatrixPattern {
   /// col_ptr_ and row_index_: each column's rows (M's and its contacts' supports), sorted, once each.
   void CalcColumns(const ThreadBudget& budget, const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
                    const ContactJacobian& J);
-  /// m_slot_, each contact's runs, and the slots of the runs in each column of the contact's support.
+  /// m_slot_, and the slots of each contact's runs (ContactJacobian::runs()) in each column of its support.
   void CalcSources(const ThreadBudget& budget, const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& M,
                    const ContactJacobian& J);
 

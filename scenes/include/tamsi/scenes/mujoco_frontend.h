@@ -104,6 +104,9 @@ class ContactProblemBuilder {
   /// Re-targets a problem of the last Build to a step of length h: time_step = h and M̃ = M + h D. The caller sets
   /// p* (for substeps: p* = M̃ v_k + h (τ + D (v0 − v_k)), the linearization of τ about v0).
   void SetTimeStep(double h, ContactProblem* problem) const;
+  /// Whether the last Build wrote its contact and limit rows into the values of the previous Build's Jn and Jt (the
+  /// same geom contacts' body pairs in the same order, the same limit rows' pattern) instead of building them afresh.
+  bool last_build_in_place() const { return last_build_in_place_; }
   /// The contact rows of the last Build, in problem order: the geom contacts, then the joint and tendon limits.
   const std::vector<ContactInfo>& contacts() const { return contacts_; }
   /// The limit and equality rows of the last Build.
@@ -172,6 +175,7 @@ class ContactProblemBuilder {
   // of the geom contacts (two per contact) and the limit rows' pattern they came from.
   SparseMatrix jn_pattern_, jt_pattern_;
   std::vector<int> jn_slot_, jt_slot_, contact_bodies_, limit_outer_, limit_inner_;
+  bool last_build_in_place_{false};
   // Limit rows (appended to Jn after the geom contacts): distance to the limit (m or rad, < 0 violated), the
   // Hunt–Crossley stiffness and dissipation, and their sources. Equality rows before they become Jb.
   std::unique_ptr<internal::SparseRows> limit_rows_, equality_rows_;
