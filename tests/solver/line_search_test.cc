@@ -21,7 +21,7 @@ namespace {
 /// A random problem's Newton direction at `v` and the line search along it.
 struct NewtonStep {
   NewtonStep(const ContactProblem& problem, const Eigen::VectorXd& v_at)
-      : system(problem, true, 1e-4, FrictionRegularization::kLinear, kernels::ThreadBudget(1)), v(v_at) {
+      : system(problem, true, 1e-4, FrictionRegularization::kLinear, budget), v(v_at) {
     system.Evaluate(v);
     system.Assemble();
     dv = -Eigen::MatrixXd(system.Jacobian()).partialPivLu().solve(system.residual());
@@ -34,11 +34,11 @@ struct NewtonStep {
   }
 
   double Search(internal::LineSearchSlope slope, int* evaluations) const {
-    return internal::ExactLineSearch(kernels::ThreadBudget(1), system, v, dv, dofs.data(), static_cast<int>(v.size()),
-                                     contacts.data(), static_cast<int>(contacts.size()), dvn, dvt, 1.0, slope,
-                                     evaluations);
+    return internal::ExactLineSearch(budget, system, v, dv, dofs.data(), static_cast<int>(v.size()), contacts.data(),
+                                     static_cast<int>(contacts.size()), dvn, dvt, 1.0, slope, evaluations);
   }
 
+  const kernels::ThreadBudget budget{1};  // the system keeps a reference to it
   NewtonSystem system;
   Eigen::VectorXd v, dv, dvn, dvt;
   std::vector<int> dofs, contacts;
@@ -46,7 +46,8 @@ struct NewtonStep {
 
 /// Δvᵀ r(v + αΔv): the residual slope (LineSearchSlope::kResidual) evaluated by the Newton system itself.
 double ResidualSlope(const ContactProblem& problem, const NewtonStep& step, double alpha) {
-  NewtonSystem system(problem, true, 1e-4, FrictionRegularization::kLinear, kernels::ThreadBudget(1));
+  const kernels::ThreadBudget budget(1);
+  NewtonSystem system(problem, true, 1e-4, FrictionRegularization::kLinear, budget);
   system.Evaluate(step.v + alpha * step.dv);
   return step.dv.dot(system.residual());
 }
