@@ -13,10 +13,8 @@ using Sparse = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 ContactJacobian::ContactJacobian(const Sparse& Jn, const Sparse& Jt)
     : num_contacts_(static_cast<int>(Jn.rows())), num_velocities_(static_cast<int>(Jn.cols())) {
   if (Jn.isCompressed() && Jt.isCompressed()) {  // kept for HasPattern
-    jn_outer_.assign(Jn.outerIndexPtr(), Jn.outerIndexPtr() + Jn.outerSize() + 1);
-    jn_inner_.assign(Jn.innerIndexPtr(), Jn.innerIndexPtr() + Jn.nonZeros());
-    jt_outer_.assign(Jt.outerIndexPtr(), Jt.outerIndexPtr() + Jt.outerSize() + 1);
-    jt_inner_.assign(Jt.innerIndexPtr(), Jt.innerIndexPtr() + Jt.nonZeros());
+    jn_pattern_.Assign(Jn);
+    jt_pattern_.Assign(Jt);
   }
   // S_i by counting sort over the columns in increasing order (so each support comes out sorted): column j joins the
   // support of every contact with an entry in it, once.
@@ -86,14 +84,7 @@ ContactJacobian::ContactJacobian(const Sparse& Jn, const Sparse& Jt)
 }
 
 bool ContactJacobian::HasPattern(const Sparse& Jn, const Sparse& Jt) const {
-  auto same = [](const Sparse& A, const std::vector<int>& outer, const std::vector<int>& inner) {
-    return A.isCompressed() && static_cast<size_t>(A.outerSize()) + 1 == outer.size() &&
-           std::equal(outer.begin(), outer.end(), A.outerIndexPtr()) &&
-           static_cast<size_t>(A.nonZeros()) == inner.size() &&
-           std::equal(inner.begin(), inner.end(), A.innerIndexPtr());
-  };
-  return Jn.rows() == num_contacts_ && Jn.cols() == num_velocities_ && same(Jn, jn_outer_, jn_inner_) &&
-         same(Jt, jt_outer_, jt_inner_);
+  return jn_pattern_.Matches(Jn) && jt_pattern_.Matches(Jt);
 }
 
 void ContactJacobian::SetValues(const Sparse& Jn, const Sparse& Jt) {

@@ -302,8 +302,7 @@ void ContactProblemBuilder::CalcContactRows(const mjModel& model, const mjData& 
 bool ContactProblemBuilder::JacobianPatternsHold(const mjModel& model, const mjData& data,
                                                  const ContactProblem& problem) const {
   if (2 * static_cast<size_t>(data.ncon) != contact_bodies_.size() || limit_rows_->outer != limit_outer_ ||
-      limit_rows_->inner != limit_inner_ || !internal::SamePattern(problem.Jn, jn_pattern_) ||
-      !internal::SamePattern(problem.Jt, jt_pattern_)) {
+      limit_rows_->inner != limit_inner_ || !jn_pattern_.Matches(problem.Jn) || !jt_pattern_.Matches(problem.Jt)) {
     return false;
   }
   for (int i = 0; i < data.ncon; ++i) {
@@ -398,8 +397,8 @@ void ContactProblemBuilder::AssembleJacobians(const mjModel& model, const mjData
   if (in_place) return;
   internal::RowsToColumns(*jn_rows_, nv, &column_next_, &problem->Jn, &jn_slot_);
   internal::RowsToColumns(*jt_rows_, nv, &column_next_, &problem->Jt, &jt_slot_);
-  jn_pattern_ = problem->Jn;
-  jt_pattern_ = problem->Jt;
+  jn_pattern_.Assign(problem->Jn);
+  jt_pattern_.Assign(problem->Jt);
   limit_outer_ = limits.outer;
   limit_inner_ = limits.inner;
 }

@@ -54,12 +54,4 @@ inline void RowsToColumns(const SparseRows& rows, int cols, std::vector<int>* ne
   }
 }
 
-/// True when `matrix` is compressed with exactly the pattern `pattern` has.
-inline bool SamePattern(const SparseMatrix& matrix, const SparseMatrix& pattern) {
-  return matrix.isCompressed() && matrix.rows() == pattern.rows() && matrix.cols() == pattern.cols() &&
-         matrix.nonZeros() == pattern.nonZeros() &&
-         std::equal(pattern.outerIndexPtr(), pattern.outerIndexPtr() + pattern.cols() + 1, matrix.outerIndexPtr()) &&
-         std::equal(pattern.innerIndexPtr(), pattern.innerIndexPtr() + pattern.nonZeros(), matrix.innerIndexPtr());
-}
-
 }  // namespace tamsi::scenes::internal

@@ -8,13 +8,6 @@ namespace tamsi {
 
 namespace {
 
-template <class Vector>
-bool SamePattern(const SparseMatrix& A, const Vector& outer, const Vector& inner) {
-  return A.isCompressed() && static_cast<size_t>(A.outerSize()) + 1 == outer.size() &&
-         std::equal(outer.begin(), outer.end(), A.outerIndexPtr()) &&
-         static_cast<size_t>(A.nonZeros()) == inner.size() && std::equal(inner.begin(), inner.end(), A.innerIndexPtr());
-}
-
 /// Position of entry (row, col) in the compressed column `col` of A (which must hold it).
 int Slot(const SparseMatrix& A, int row, int col) {
   const int* begin = A.innerIndexPtr() + A.outerIndexPtr()[col];
@@ -59,15 +52,14 @@ bool NewtonSystem::Reset(const ContactProblem& problem) {
   model_.time_step = problem.time_step;
   CalcEffectiveMomentumBalance(problem);
   const SparseMatrix& M = *M_;
-  mass_pattern_kept_ = SamePattern(M, m_outer_, m_inner_);
+  mass_pattern_kept_ = m_pattern_.Matches(M);
   const bool keep = mass_pattern_kept_ && J_.HasPattern(problem.Jn, problem.Jt);
   if (keep) {
     J_.SetValues(problem.Jn, problem.Jt);
   } else {
     J_ = kernels::ContactJacobian(problem.Jn, problem.Jt);
     pattern_ = kernels::NewtonMatrixPattern(budget_, M, J_);
-    m_outer_.assign(M.outerIndexPtr(), M.outerIndexPtr() + M.outerSize() + 1);
-    m_inner_.assign(M.innerIndexPtr(), M.innerIndexPtr() + M.nonZeros());
+    m_pattern_.Assign(M);
   }
   const int nc = problem.num_contacts();
   // One-way: normal forces frozen at π(δ0, vn0) of eq. 5 (h = 0 in eq. 19: no first-order update).
@@ -94,17 +86,15 @@ void NewtonSystem::CalcEffectiveMomentumBalance(const ContactProblem& problem) {
   const bool empty_jb = problem.Jb.cols() != M.cols();  // no constraints: Jb may be 0 × 0, folded as 0 × nv
   if (empty_jb && (jb_compressed_.rows() != 0 || jb_compressed_.cols() != M.cols())) jb_compressed_.resize(0, M.cols());
   const SparseMatrix& Jb = empty_jb ? jb_compressed_ : Compressed(problem.Jb, &jb_compressed_);
-  if (!SamePattern(M, fold_m_outer_, fold_m_inner_) || !SamePattern(Jb, fold_jb_outer_, fold_jb_inner_))
-    PlanConstraintFold(M, Jb);
+  if (!fold_m_pattern_.Matches(M) || !fold_jb_pattern_.Matches(Jb)) PlanConstraintFold(M, Jb);
   FoldConstraints(M, Jb, problem);
   M_ = &M_effective_;
   p_star_ = &p_star_effective_;
 }
 
 bool NewtonSystem::HasSymmetricPattern(const SparseMatrix& M) {
-  if (SamePattern(M, checked_outer_, checked_inner_)) return checked_symmetric_;
-  checked_outer_.assign(M.outerIndexPtr(), M.outerIndexPtr() + M.outerSize() + 1);
-  checked_inner_.assign(M.innerIndexPtr(), M.innerIndexPtr() + M.nonZeros());
+  if (checked_pattern_.Matches(M)) return checked_symmetric_;
+  checked_pattern_.Assign(M);
   checked_symmetric_ = IsStructurallySymmetric(M);
   return checked_symmetric_;
 }
@@ -117,10 +107,8 @@ void NewtonSystem::PlanConstraintFold(const SparseMatrix& M, const SparseMatrix&
   ones_b.coeffs().setOnes();
   M_effective_ = ones_m + SparseMatrix(ones_m.transpose()) + SparseMatrix(SparseMatrix(ones_b.transpose()) * ones_b);
   M_effective_.makeCompressed();
-  fold_m_outer_.assign(M.outerIndexPtr(), M.outerIndexPtr() + M.outerSize() + 1);
-  fold_m_inner_.assign(M.innerIndexPtr(), M.innerIndexPtr() + M.nonZeros());
-  fold_jb_outer_.assign(Jb.outerIndexPtr(), Jb.outerIndexPtr() + Jb.outerSize() + 1);
-  fold_jb_inner_.assign(Jb.innerIndexPtr(), Jb.innerIndexPtr() + Jb.nonZeros());
+  fold_m_pattern_.Assign(M);
+  fold_jb_pattern_.Assign(Jb);
   fold_m_slot_.resize(M.nonZeros());
   for (int j = 0; j < M.outerSize(); ++j)
     for (int k = M.outerIndexPtr()[j]; k < M.outerIndexPtr()[j + 1]; ++k)

@@ -8,6 +8,7 @@
 #include <tamsi/kernels/contact_jacobian.h>
 #include <tamsi/kernels/contact_kernels.h>
 #include <tamsi/kernels/newton_assembly.h>
+#include <tamsi/kernels/sparse_pattern.h>
 #include <tamsi/kernels/thread_budget.h>
 
 #include <Eigen/Core>
@@ -105,15 +106,16 @@ class NewtonSystem {
   Eigen::VectorXd p_star_effective_;
   // The fold's plan: the patterns it was made for, the slot of each nonzero of M, Jb's rows (entry, column) and the
   // slot of each product Jb(r, a) Jb(r, b).
-  std::vector<int> fold_m_outer_, fold_m_inner_, fold_jb_outer_, fold_jb_inner_, fold_m_slot_;
-  std::vector<int> checked_outer_, checked_inner_;  // the last pattern of M checked by HasSymmetricPattern
-  bool checked_symmetric_{false};                   // and its verdict
+  kernels::SparsePattern fold_m_pattern_, fold_jb_pattern_;
+  std::vector<int> fold_m_slot_;
+  kernels::SparsePattern checked_pattern_;  // the last pattern of M checked by HasSymmetricPattern
+  bool checked_symmetric_{false};           // and its verdict
   std::vector<int> jb_row_ptr_, jb_row_entry_, jb_row_col_, fold_pair_slot_;
   const SparseMatrix* M_;
   const Eigen::VectorXd* p_star_;
   kernels::ContactJacobian J_;
   kernels::NewtonMatrixPattern pattern_;
-  std::vector<int> m_outer_, m_inner_;  // the pattern of *M_, kept for Reset
+  kernels::SparsePattern m_pattern_;  // the pattern of *M_, kept for Reset
   bool mass_pattern_kept_{false};
   Eigen::VectorXd pi_frozen_, vn_, vt_, pi_, ft_, blocks_, tau_, residual_, values_;
 };

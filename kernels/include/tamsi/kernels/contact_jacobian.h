@@ -2,6 +2,7 @@
 /// @file
 /// Per-contact dense blocks of the contact Jacobian Jc = [Jn; Jt], for deterministic parallel products.
 
+#include <tamsi/kernels/sparse_pattern.h>
 #include <tamsi/kernels/thread_budget.h>
 
 #include <Eigen/Core>
@@ -94,7 +95,7 @@ class ContactJacobian {
   std::vector<int> run_ptr_{0}, run_begin_;  // runs(i) = run_begin_ + run_ptr_[i], |S_i| closing each contact's
   // Per stored entry of Jn and Jt (compressed order): its index in blocks_. Patterns kept for HasPattern.
   std::vector<int> jn_slot_, jt_slot_;
-  std::vector<int> jn_outer_, jn_inner_, jt_outer_, jt_inner_;
+  SparsePattern jn_pattern_, jt_pattern_;
   // Transpose map: for velocity j, the entries (contact, local column) in increasing contact order.
   std::vector<int> transpose_ptr_;    // nv + 1
   std::vector<int> transpose_entry_;  // index into support_ (global local-column index)

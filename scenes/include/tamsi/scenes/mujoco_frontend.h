@@ -6,6 +6,7 @@
 
 #include <mujoco/mujoco.h>
 #include <tamsi/contact_problem.h>
+#include <tamsi/kernels/sparse_pattern.h>
 #include <tamsi/scenes/narrow_phase.h>
 
 #include <Eigen/Core>
@@ -171,9 +172,9 @@ class ContactProblemBuilder {
   Eigen::VectorXd mass_diagonal_, joint_damping_, damping_;
   // Jn and Jt rows in CSR form, and the next free slot of each column while they are written column-major (nv).
   std::unique_ptr<internal::SparseRows> jn_rows_, jt_rows_;
-  // What the last rows' transfer to Jn and Jt left: the patterns, where each CSR entry's value went, the body pairs
+  // What the last rows' transfer to Jn and Jt left: their patterns, where each CSR entry's value went, the body pairs
   // of the geom contacts (two per contact) and the limit rows' pattern they came from.
-  SparseMatrix jn_pattern_, jt_pattern_;
+  kernels::SparsePattern jn_pattern_, jt_pattern_;
   std::vector<int> jn_slot_, jt_slot_, contact_bodies_, limit_outer_, limit_inner_;
   bool last_build_in_place_{false};
   // Limit rows (appended to Jn after the geom contacts): distance to the limit (m or rad, < 0 violated), the
