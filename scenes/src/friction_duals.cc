@@ -64,9 +64,11 @@ void FrictionDualCarry::Load(const std::vector<double>& record) {
   std::sort(by_pair_.begin(), by_pair_.end());
 }
 
-void FrictionDualCarry::Carry(const std::vector<ContactInfo>& contacts, const Eigen::VectorXd& vt_guess,
-                              double stiction_tolerance, Eigen::VectorXd* w) const {
+void FrictionDualCarry::Carry(const std::vector<ContactInfo>& contacts,
+                              const std::function<const Eigen::VectorXd&()>& vt_guess, double stiction_tolerance,
+                              Eigen::VectorXd* w) const {
   w->resize(2 * static_cast<Eigen::Index>(contacts.size()));
+  const Eigen::VectorXd* guess = nullptr;
   for (size_t i = 0; i < contacts.size(); ++i) {
     const ContactInfo& c = contacts[i];
     const Remembered* nearest = nullptr;
@@ -84,7 +86,8 @@ void FrictionDualCarry::Carry(const std::vector<ContactInfo>& contacts, const Ei
       }
     }
     if (nearest == nullptr) {
-      w->segment<2>(2 * i) = kernels::PrimalDualAt(vt_guess.segment<2>(2 * i), stiction_tolerance);
+      if (guess == nullptr) guess = &vt_guess();
+      w->segment<2>(2 * i) = kernels::PrimalDualAt(guess->segment<2>(2 * i), stiction_tolerance);
       continue;
     }
     const Eigen::Vector2d dual = kernels::PrimalDualAt(nearest->vt, stiction_tolerance);

@@ -52,9 +52,21 @@ double ExactLineSearch(const kernels::ThreadBudget& budget, const NewtonSystem& 
     });
   };
   auto slope = [&](double alpha) { return ab[0] + alpha * ab[1] - p.time_step * power(alpha)[0]; };
-  const Eigen::Vector2d power0 = power(0.0);
+  // At α = 0 both slopes' forces are the iterate's own (πᵏ is π(vᵏ)), which the residual already holds: the power
+  // is Σᵢ Δvnᵢ πᵢ + Δvtᵢ·ftᵢ without evaluating the contact laws again.
+  const Eigen::VectorXd& fn = system.fn();
+  const Eigen::VectorXd& ft = system.ft();
+  const Eigen::Vector2d power0 = budget.Sum<Eigen::Vector2d>(num_contacts, kGrain, [&](int begin, int end) {
+    Eigen::Vector2d sum = Eigen::Vector2d::Zero();
+    for (int c = begin; c < end; ++c) {
+      const int i = contacts[c];
+      const double term = dvn[i] * fn[i] + dvt.segment<2>(2 * i).dot(ft.segment<2>(2 * i));
+      sum += Eigen::Vector2d(term, std::abs(term));
+    }
+    return sum;
+  });
   double lo = 0.0, hi = 1.0;
-  double f_lo = ab[0] - p.time_step * power0[0], f_hi = slope(hi);
+  double f_lo = ab[0] - p.time_step * power0[0];
   if (!(f_lo < 0.0)) return 0.0;
   // A root to 1e-6 of the first slope, but not below the rounding of the sums whose difference s is: near convergence
   // Δvᵀ(M v − p*) and h Σ powerᵢ agree to many digits, and s(α) is then noise that the bracket would chase down to its
@@ -62,6 +74,7 @@ double ExactLineSearch(const kernels::ThreadBudget& budget, const NewtonSystem& 
   const double rounding = 4 * std::numeric_limits<double>::epsilon() * (ab[2] + ab[1] + p.time_step * power0[1]);
   const double tolerance = std::max(1e-6 * -f_lo, rounding);
   if (!std::isfinite(tolerance)) return 0.0;  // the sums overflowed: no step along Δv
+  double f_hi = slope(hi);
   while (f_hi <= 0.0) {
     if (hi >= max_alpha) return max_alpha;
     lo = hi;

@@ -27,7 +27,8 @@ enum class LineSearchSlope {
 /// with π in the friction held at πᵏ or not (`slope`), by regula falsi with the Illinois modification (the bracket
 /// doubles past 1 while s < 0; max_alpha ≥ 1), to |s(α)| ≤ max(1e-6 |s(0)|, the rounding of s's sums: 4ε times the
 /// sum of their terms' magnitudes). Returns max_alpha when s(max_alpha) ≤ 0, and 0 (no step) when s(0) ≥ 0, i.e.
-/// Δv is not a descent direction. `evaluations` counts slope evaluations.
+/// Δv is not a descent direction. `evaluations` counts evaluations of the contact laws along the line: s(0) reads the
+/// iterate's forces, so `system` must have been evaluated at v (NewtonSystem::Evaluate).
 /// v, dv: the iterate and the Newton direction (nv; only the island's entries are read); dvn, dvt: the contact
 /// velocity changes (nc, 2nc; likewise). The sums over the island's velocities and contacts run under `budget` on
 /// ranges fixed by their counts alone (ThreadBudget::Sum): the result is bitwise the same for any thread count.

@@ -91,6 +91,16 @@ struct TamsiSolver::Impl {
   Status CombineStatus(Summary* s) const;
   /// Fills `result` at the final iterate.
   Status Finish(Status status, Clock::time_point start, const Options& o, Result* result);
+  /// Seconds since the last lap (or the solve's start) to now, where the next lap starts: one clock read ends a
+  /// phase and starts the next.
+  double Lap() {
+    const Clock::time_point now = Clock::now();
+    const double seconds = Seconds(lap, now);
+    lap = now;
+    return seconds;
+  }
+
+  Clock::time_point lap;
 
   kernels::ThreadBudget budget;
   std::unique_ptr<NewtonSystem> system;
@@ -125,7 +135,6 @@ void TamsiSolver::set_options(const Options& options) {
 }
 
 void TamsiSolver::Impl::CalcStructure(const ContactProblem& problem, const Options& o, Summary* s) {
-  const Clock::time_point t = Clock::now();
   const bool two_way = o.coupling == Coupling::kTwoWay;
   s->structure_reused = system && system->Reset(problem);
   if (!system)
@@ -169,19 +178,18 @@ void TamsiSolver::Impl::CalcStructure(const ContactProblem& problem, const Optio
     if (largest < 0 || partition.num_velocities(k) > partition.num_velocities(largest)) largest = k;
   s->largest_island = largest < 0 ? 0 : partition.num_velocities(largest);
   s->linear_solver_used = largest < 0 ? LinearSolverType::kDense : islands[largest].type();
-  s->counters.time_assembly += Seconds(t);
+  s->counters.time_assembly += Lap();
 }
 
 void TamsiSolver::Impl::CalcMassFactorization(Summary* s) {
   const SparseMatrix& M = system->mass_matrix();
-  const Clock::time_point t = Clock::now();
   std::string message;
   if (!mass_analyzed || !system->mass_pattern_kept()) {
     mass_analyzed = mass.Analyze(M, budget.num_threads(), &message);
     if (!mass_analyzed) throw std::invalid_argument("ContactProblem.M: " + message);
   }
   const bool ok = mass.Factor(M, &message);
-  s->counters.time_numeric += Seconds(t);
+  s->counters.time_numeric += Lap();
   if (!ok) throw std::invalid_argument("ContactProblem.M: must be positive definite (" + message + ")");
 }
 
@@ -193,9 +201,8 @@ bool TamsiSolver::Impl::CalcInitialIterate(const ContactProblem& problem, Summar
   }
   v.setZero(nv);
   if (nv == 0) return true;
-  const Clock::time_point t = Clock::now();
   const bool ok = mass.Solve(system->p_star(), &v, &s->message);
-  s->counters.time_numeric += Seconds(t);
+  s->counters.time_numeric += Lap();
   if (!ok) {
     s->message = "free-motion solve M v* = p*: " + s->message;
     v.setZero();
@@ -299,9 +306,10 @@ Status TamsiSolver::Impl::Finish(Status status, Clock::time_point start, const O
 
 Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   if (result == nullptr) throw std::invalid_argument("TamsiSolver::Solve: result must not be null");
-  problem.Validate();
   const Clock::time_point start = Clock::now();
+  problem.Validate();
   Impl& w = *impl_;
+  w.lap = start;
   const Options& o = options_;
   const int nc = problem.num_contacts();
   Summary& s = result->summary;

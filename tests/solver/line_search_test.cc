@@ -70,6 +70,25 @@ TEST(ExactLineSearch, FindsTheResidualSlopesRootToItsTolerance) {
   }
 }
 
+TEST(ExactLineSearch, TakesNoStepAlongAnAscentDirectionWithoutEvaluatingTheContactLaws) {
+  // s(0) = Δvᵀ r(v) comes from the iterate's own forces: reversed, Newton's direction climbs, and the search must see
+  // it from them alone (a sign or scale slip in those forces would either step or evaluate).
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE(seed);
+    const ContactProblem problem = testing::RandomProblem(12, 8, seed);
+    NewtonStep step(problem, *problem.v_guess);
+    ASSERT_LT(ResidualSlope(problem, step, 0.0), 0.0);
+    step.dv = -step.dv;
+    step.dvn = -step.dvn;
+    step.dvt = -step.dvt;
+    for (const auto slope : {internal::LineSearchSlope::kLaggedPotential, internal::LineSearchSlope::kResidual}) {
+      int evaluations = 0;
+      EXPECT_EQ(step.Search(slope, &evaluations), 0.0);
+      EXPECT_EQ(evaluations, 0);
+    }
+  }
+}
+
 TEST(ExactLineSearch, StopsWhereTheSlopeIsRoundingNoise) {
   // 1e-16 m/s from a solution, Newton's direction is ~1e-16 m/s: s(α) = Δvᵀ(M v − p*) − h Σ powerᵢ is then the
   // difference of two sums of ~1e-19 that agree to 12 digits, so its rounding (~1e-35) is far above 1e-6 of s(0)

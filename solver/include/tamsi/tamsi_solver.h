@@ -295,10 +295,10 @@ struct SolveCounters {
   long long schwarz_subdomains{0};
   long long schwarz_factorizations{0};
   /// Seconds spent (the phase times, each named time_<phase>): evaluating contact forces and the residual; assembling
-  /// the Newton matrix (and finding islands); symbolic analysis; numeric factorization; triangular solves (and
-  /// GMRES); the line search (contact velocity changes, TALS, the exact search); and in total (wall clock). The
-  /// per-island phases (symbolic, numeric, solve, line search) are summed over islands: CPU seconds when islands run in
-  /// parallel.
+  /// the Newton matrix (and validating the problem, finding islands); symbolic analysis; numeric factorization;
+  /// triangular solves (and GMRES); the line search (contact velocity changes, TALS, the exact search); and in total
+  /// (wall clock). The per-island phases (symbolic, numeric, solve, line search) are summed over islands: CPU seconds
+  /// when islands run in parallel.
   double time_residual{0}, time_assembly{0}, time_symbolic{0}, time_numeric{0}, time_solve{0}, time_line_search{0},
       time_total{0};
 

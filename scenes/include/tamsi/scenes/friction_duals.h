@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -29,9 +30,10 @@ class FrictionDualCarry {
   /// The first duals of the next step's `contacts` (2nc into `w`). A geom contact takes the dual of the remembered
   /// contact of the same geom pair nearest to it, turned from that contact's tangent frame into its own (a vector in
   /// the tangent plane, projected; ‖w‖ ≤ 1 holds). Limits and contacts without a match take the first-iterate value
-  /// vt/max(v_s, ‖vt‖) with vt = `vt_guess` (2nc, m/s), as the solver would.
-  void Carry(const std::vector<ContactInfo>& contacts, const Eigen::VectorXd& vt_guess, double stiction_tolerance,
-             Eigen::VectorXd* w) const;
+  /// vt/max(v_s, ‖vt‖) with vt = `vt_guess()` (2nc, m/s), as the solver would; `vt_guess` is called at most once, and
+  /// only when such a contact is there (a product with Jt that steady contact needs not pay).
+  void Carry(const std::vector<ContactInfo>& contacts, const std::function<const Eigen::VectorXd&()>& vt_guess,
+             double stiction_tolerance, Eigen::VectorXd* w) const;
 
   /// The remembered step as numbers (a checkpoint's record): per geom contact geom1, geom2, position (3), t₁ (3),
   /// t₂ (3), vt (2).

@@ -11,6 +11,7 @@
 #include <tamsi/scenes/mujoco_model.h>
 #include <tamsi/tamsi_solver.h>
 
+#include <chrono>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -244,7 +245,8 @@ class Simulator {
   const mjtNum* Sensors();
 
  private:
-  StepInfo StepTamsi();
+  /// A TAMSI step begun at `start` (its front end's time runs from there; its solves' from the solver's Summary).
+  StepInfo StepTamsi(std::chrono::steady_clock::time_point start);
   /// The StepInfo of the MuJoCo step just taken: its solve time from MuJoCo's timers, less `constraint_before`.
   StepInfo MujocoStepInfo(double constraint_before, double total) const;
   StepInfo StepMujoco();
