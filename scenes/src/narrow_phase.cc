@@ -1,5 +1,6 @@
 #include <tamsi/scenes/narrow_phase.h>
 
+#include <algorithm>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -145,6 +146,25 @@ class NarrowPhaseScope {
   NarrowPhase previous_;
 };
 
+// Whether two contacts are one point reported twice: the same geoms, depth, position and frame, bit for bit.
+bool SamePoint(const mjContact& a, const mjContact& b) {
+  return a.geom[0] == b.geom[0] && a.geom[1] == b.geom[1] && a.dist == b.dist && std::equal(a.pos, a.pos + 3, b.pos) &&
+         std::equal(a.frame, a.frame + 9, b.frame);
+}
+
+// MuJoCo 4.0's capsule–box and cylinder–box colliders (and a few others) sometimes write one point twice, one copy
+// right after the other (in the settled N = 500 pile, 23 of 1,955 contacts). A compliant contact at each copy would
+// push with the point's whole force, doubling its stiffness there, so each repeated copy is dropped.
+void DropRepeatedPoints(mjData* data) {
+  int kept = 0;
+  for (int i = 0; i < data->ncon; ++i) {
+    if (kept > 0 && SamePoint(data->contact[kept - 1], data->contact[i])) continue;
+    if (kept != i) data->contact[kept] = data->contact[i];
+    ++kept;
+  }
+  data->ncon = kept;
+}
+
 }  // namespace
 
 void Collide(const mjModel& model, mjData* data, NarrowPhase narrow_phase) {
@@ -153,6 +173,7 @@ void Collide(const mjModel& model, mjData* data, NarrowPhase narrow_phase) {
   touching_pairs.clear();
   mj_collision(&model, data);
   if (narrow_phase == NarrowPhase::kAnalytic) AddSupportContacts(model, data);
+  DropRepeatedPoints(data);
 }
 
 }  // namespace tamsi::scenes

@@ -302,6 +302,40 @@ TEST(NarrowPhase, SupportPlaneMeshHoldsEveryCornerOfAFaceInCollideOnly) {
   EXPECT_EQ(data->ncon, mujoco_contacts);
 }
 
+// A capsule against a box, the two poses taken from the settled N = 500 pile, where MuJoCo 4.0's capsule–box collider
+// writes the one contact point twice.
+constexpr char kRepeatedPointXml[] = R"(
+<mujoco>
+  <worldbody>
+    <body pos="0.10791473 -0.194414045 0.0130183082"
+          quat="0.004187142180078851 0.8908629110167764 -0.454234857008554 -0.004054169890076347">
+      <geom type="box" size="0.0235 0.0187 0.0139"/>
+    </body>
+    <body pos="0.15200386 -0.216959802 0.0269524185"
+          quat="0.12196236699193436 0.834297665944826 0.20083652098671823 0.4987356789670175">
+      <freejoint/><geom type="capsule" size="0.0156 0.0132"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+// Collide keeps a point reported twice once, whichever narrow phase; MuJoCo's own mj_collision keeps both copies.
+TEST(NarrowPhase, APointReportedTwiceIsOneContact) {
+  ModelPtr model = LoadModelFromString(kRepeatedPointXml, "repeated_point");
+  DataPtr data(mj_makeData(model.get()));
+  mj_kinematics(model.get(), data.get());
+  mj_collision(model.get(), data.get());
+  ASSERT_EQ(data->ncon, 2) << "MuJoCo no longer repeats this point: the test has lost its case";
+  const mjContact first = data->contact[0];
+  ASSERT_EQ(first.dist, data->contact[1].dist);
+  ASSERT_LT(first.dist, 0.0);
+  for (const NarrowPhase narrow_phase : {NarrowPhase::kAnalytic, NarrowPhase::kMujoco}) {
+    Collide(*model, data.get(), narrow_phase);
+    ASSERT_EQ(data->ncon, 1);
+    EXPECT_EQ(data->contact[0].dist, first.dist);
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(data->contact[0].pos[k], first.pos[k]);
+  }
+}
+
 TEST(FrontEnd, PenetrationAllowanceHeuristicMatchesThePaperEraGripper) {
   // Drake's simple gripper: m_max = 0.988882 kg, allowance 1 cm: k = 970.09 N/m and d = 3.1928 s/m per contact.
   ModelPtr model = LoadModelFromString(

@@ -20,7 +20,9 @@ enum class NarrowPhase {
 
 /// MuJoCo's mj_collision at the positions of `data` (kinematics and comPos done), with `narrow_phase` for
 /// plane–mesh pairs and MuJoCo's own colliders for every other pair. Fills data->contact and
-/// data->ncon. The choice holds for this call on this thread only: MuJoCo's own engine (mj_step) keeps its colliders.
+/// data->ncon, with a point that a collider reported twice in a row (the same geoms, depth, position and frame, bit for
+/// bit) kept once: under compliant contact each copy would add the point's whole force. The choice of narrow phase
+/// holds for this call on this thread only: MuJoCo's own engine (mj_step) keeps its colliders and their contacts.
 void Collide(const mjModel& model, mjData* data, NarrowPhase narrow_phase);
 
 }  // namespace tamsi::scenes
