@@ -31,7 +31,7 @@ class FrictionDualCarry {
   /// contact of the same geom pair nearest to it, turned from that contact's tangent frame into its own (a vector in
   /// the tangent plane, projected; ‖w‖ ≤ 1 holds). Limits and contacts without a match take the first-iterate value
   /// vt/max(v_s, ‖vt‖) with vt = `vt_guess()` (2nc, m/s), as the solver would; `vt_guess` is called at most once, and
-  /// only when such a contact is there (a product with Jt that steady contact needs not pay).
+  /// only when such a contact is there (a product with Jt that steady contacts need not pay).
   void Carry(const std::vector<ContactInfo>& contacts, const std::function<const Eigen::VectorXd&()>& vt_guess,
              double stiction_tolerance, Eigen::VectorXd* w) const;
 
