@@ -35,20 +35,24 @@ double ExactLineSearch(const kernels::ThreadBudget& budget, const NewtonSystem& 
     return sum;
   });
   const kernels::ContactModel& model = system.model();
-  // Σᵢ powerᵢ(α) and Σᵢ |powerᵢ(α)|.
-  auto power = [&](double alpha) {
-    ++*evaluations;
+  // Σᵢ termᵢ and Σᵢ |termᵢ| over the island's contacts, for a contact's power along Δv.
+  auto sum_powers = [&](auto term) {
     return budget.Sum<Eigen::Vector2d>(num_contacts, kGrain, [&](int begin, int end) {
       Eigen::Vector2d sum = Eigen::Vector2d::Zero();
       for (int c = begin; c < end; ++c) {
-        const int i = contacts[c];
-        const double term = kernels::ContactPower(
-            model, p.stiffness[i], p.dissipation[i], p.friction[i], p.delta0[i], system.frozen_normal_forces()[i],
-            slope_kind == LineSearchSlope::kLaggedPotential ? &system.fn()[i] : nullptr, system.vn()[i],
-            system.vt().segment<2>(2 * i), dvn[i], dvt.segment<2>(2 * i), alpha);
-        sum += Eigen::Vector2d(term, std::abs(term));
+        const double t = term(contacts[c]);
+        sum += Eigen::Vector2d(t, std::abs(t));
       }
       return sum;
+    });
+  };
+  auto power = [&](double alpha) {
+    ++*evaluations;
+    return sum_powers([&](int i) {
+      return kernels::ContactPower(model, p.stiffness[i], p.dissipation[i], p.friction[i], p.delta0[i],
+                                   system.frozen_normal_forces()[i],
+                                   slope_kind == LineSearchSlope::kLaggedPotential ? &system.fn()[i] : nullptr,
+                                   system.vn()[i], system.vt().segment<2>(2 * i), dvn[i], dvt.segment<2>(2 * i), alpha);
     });
   };
   auto slope = [&](double alpha) { return ab[0] + alpha * ab[1] - p.time_step * power(alpha)[0]; };
@@ -56,15 +60,8 @@ double ExactLineSearch(const kernels::ThreadBudget& budget, const NewtonSystem& 
   // is Σᵢ Δvnᵢ πᵢ + Δvtᵢ·ftᵢ without evaluating the contact laws again.
   const Eigen::VectorXd& fn = system.fn();
   const Eigen::VectorXd& ft = system.ft();
-  const Eigen::Vector2d power0 = budget.Sum<Eigen::Vector2d>(num_contacts, kGrain, [&](int begin, int end) {
-    Eigen::Vector2d sum = Eigen::Vector2d::Zero();
-    for (int c = begin; c < end; ++c) {
-      const int i = contacts[c];
-      const double term = dvn[i] * fn[i] + dvt.segment<2>(2 * i).dot(ft.segment<2>(2 * i));
-      sum += Eigen::Vector2d(term, std::abs(term));
-    }
-    return sum;
-  });
+  const Eigen::Vector2d power0 =
+      sum_powers([&](int i) { return dvn[i] * fn[i] + dvt.segment<2>(2 * i).dot(ft.segment<2>(2 * i)); });
   double lo = 0.0, hi = 1.0;
   double f_lo = ab[0] - p.time_step * power0[0];
   if (!(f_lo < 0.0)) return 0.0;
