@@ -134,13 +134,22 @@ class BlockCholesky final : public BlockCholeskySolver {
   }
 
   bool Solve(const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string*) override {
-    SolveOn(nullptr, b, x);
+    x->resize(n_);
+    SolveOn(
+        nullptr, [&](int j) { return b[j]; }, x->data());
     return true;
   }
 
   bool Solve(const kernels::ThreadBudget& budget, const Eigen::VectorXd& b, Eigen::VectorXd* x, std::string*) override {
-    SolveOn(budget.num_threads() > 1 ? &budget : nullptr, b, x);
+    x->resize(n_);
+    SolveOn(
+        budget.num_threads() > 1 ? &budget : nullptr, [&](int j) { return b[j]; }, x->data());
     return true;
+  }
+
+  void SolveGathered(const Eigen::VectorXd& r, const int* rows, double* x) override {
+    SolveOn(
+        nullptr, [&](int j) { return r[rows[j]]; }, x);
   }
 
  private:
@@ -235,30 +244,30 @@ class BlockCholesky final : public BlockCholeskySolver {
       TrsmRightLowerTrans(end - first, w, values_.data() + panel_ptr_[t], h, values_.data() + panel_ptr_[t] + first, h);
   }
 
-  /// x = A⁻¹ b: b in the ordered rows, the two triangular solves (on L in F, or on the inverted float copy), back in
-  /// A's columns.
-  void SolveOn(const kernels::ThreadBudget* budget, const Eigen::VectorXd& b, Eigen::VectorXd* x) {
+  /// x = A⁻¹ b: b (its entry j: b_of(j)) in the ordered rows, the two triangular solves (on L in F, or on the
+  /// inverted float copy), back in A's columns at x[0, n).
+  template <typename B>
+  void SolveOn(const kernels::ThreadBudget* budget, const B& b_of, double* x) {
     if (inverted_) {
-      SolveInverted(b, x);
+      SolveInverted(b_of, x);
       return;
     }
     SolveWorkspace<F>& work = workspace_;
-    x->resize(n_);
-    for (int r = 0; r < n_; ++r) work.y[r] = static_cast<F>(b[column_of_row_[r]]);
+    for (int r = 0; r < n_; ++r) work.y[r] = static_cast<F>(b_of(column_of_row_[r]));
     SolveLower(budget, &work);
     SolveUpper(budget, &work);
-    for (int r = 0; r < n_; ++r) (*x)[column_of_row_[r]] = work.y[r];
+    for (int r = 0; r < n_; ++r) x[column_of_row_[r]] = work.y[r];
   }
 
   /// The inverted panels' solves (kSingleInverted, the Schwarz subdomains: many small factorizations, each solved on
   /// one thread).
-  void SolveInverted(const Eigen::VectorXd& b, Eigen::VectorXd* x) {
+  template <typename B>
+  void SolveInverted(const B& b_of, double* x) {
     SolveWorkspace<float>& work = single_workspace_;
-    x->resize(n_);
-    for (int r = 0; r < n_; ++r) work.y[r] = static_cast<float>(b[column_of_row_[r]]);
+    for (int r = 0; r < n_; ++r) work.y[r] = static_cast<float>(b_of(column_of_row_[r]));
     SolveLowerInverted(single_.data(), &work);
     SolveUpperInverted(single_.data(), &work);
-    for (int r = 0; r < n_; ++r) (*x)[column_of_row_[r]] = work.y[r];
+    for (int r = 0; r < n_; ++r) x[column_of_row_[r]] = work.y[r];
   }
 
   /// y ← L⁻¹ y supernode by supernode (SolveLowerNode): in order on one thread, or, given `budget`, as the
@@ -1021,6 +1030,12 @@ class SingleFirstCholesky final : public BlockCholeskySolver {
   bool Solve(const kernels::ThreadBudget& budget, const Eigen::VectorXd& b, Eigen::VectorXd* x,
              std::string* message) override {
     return in_double_ ? double_.Solve(budget, b, x, message) : single_.Solve(budget, b, x, message);
+  }
+  void SolveGathered(const Eigen::VectorXd& r, const int* rows, double* x) override {
+    if (in_double_)
+      double_.SolveGathered(r, rows, x);
+    else
+      single_.SolveGathered(r, rows, x);
   }
 
  private:

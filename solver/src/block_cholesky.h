@@ -52,6 +52,10 @@ class BlockCholeskySolver : public LinearSolver {
   /// thread.
   virtual bool Solve(const kernels::ThreadBudget& budget, const Eigen::VectorXd& b, Eigen::VectorXd* x,
                      std::string* message) = 0;
+  /// x[0, n) = A⁻¹ b with b_j = r[rows[j]], on one thread: a restriction of a longer vector solved without copying
+  /// it out first (the Schwarz subdomains, whose solves the restriction and the write to x bracket). Bitwise what
+  /// Solve gives for the gathered b.
+  virtual void SolveGathered(const Eigen::VectorXd& r, const int* rows, double* x) = 0;
 };
 std::unique_ptr<BlockCholeskySolver> MakeBlockCholeskySolver(CholeskyPrecision precision);
 

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "block_cholesky.h"
-
 namespace tamsi::internal {
 
 bool SchwarzPreconditioner::Analyze(const kernels::ThreadBudget& budget, const CscView& A, const std::vector<int>& body,
@@ -74,18 +72,13 @@ bool SchwarzPreconditioner::Changed(const Block& b, const CscView& S, double tol
 }
 
 bool SchwarzPreconditioner::Apply(const kernels::ThreadBudget& budget, const Eigen::VectorXd& r, Eigen::VectorXd* z) {
+  if (!CollectStatus("solve", nullptr)) return false;
   budget.For(subdomains_.count, 1, [&](int begin, int end) {
     for (int d = begin; d < end; ++d) {
-      Block& b = blocks_[d];
-      const int n = subdomains_.size(d);
       const int* velocities = subdomains_.velocities.data() + subdomains_.ptr[d];
-      b.r.resize(n);
-      for (int a = 0; a < n; ++a) b.r[a] = r[velocities[a]];
-      b.ok = b.factorization->Solve(b.r, &b.z, &b.message);
-      if (b.ok) local_solutions_.segment(subdomains_.ptr[d], n) = b.z;
+      blocks_[d].factorization->SolveGathered(r, velocities, local_solutions_.data() + subdomains_.ptr[d]);
     }
   });
-  if (!CollectStatus("solve", nullptr)) return false;
   z->resize(r.size());
   budget.For(static_cast<int>(r.size()), 4096, [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "block_cholesky.h"
 #include "linear_solver.h"
 #include "subdomains.h"
 
@@ -46,7 +47,8 @@ class SchwarzPreconditioner {
   /// one is not positive definite.
   bool Factor(const kernels::ThreadBudget& budget, const CscView& S, double refactor_tolerance, int* factored,
               std::string* message);
-  /// z = Σ_d R_dᵀ S_d⁻¹ R_d r with the last factorizations.
+  /// z = Σ_d R_dᵀ S_d⁻¹ R_d r with the last factorizations; each subdomain's solve reads its rows of r in place and
+  /// writes its own segment of the copies' values. False when some block has no factorization.
   bool Apply(const kernels::ThreadBudget& budget, const Eigen::VectorXd& r, Eigen::VectorXd* z);
 
   int num_subdomains() const { return subdomains_.count; }
@@ -54,12 +56,11 @@ class SchwarzPreconditioner {
 
  private:
   /// S_d in compressed columns (local indices) with each entry's index in S's values and each column's diagonal
-  /// entry, the values of its last factorization and that factorization (`ok`: it succeeded), and the restricted
-  /// right-hand side and solution.
+  /// entry, the values of its last factorization and that factorization (`ok`: it succeeded).
   struct Block {
     std::vector<int> col_ptr, row_index, source, diagonal;
-    Eigen::VectorXd values, r, z;
-    std::unique_ptr<LinearSolver> factorization;
+    Eigen::VectorXd values;
+    std::unique_ptr<BlockCholeskySolver> factorization;
     bool ok{false}, factored{false};
     std::string message;
   };

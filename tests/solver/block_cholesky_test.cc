@@ -113,6 +113,16 @@ TEST_P(BlockCholeskyPrecision, SolvesLikeDenseCholeskyOnBodyPatternsAndRefactors
       ASSERT_NO_FATAL_FAILURE(FactorAndSolve(solver.get(), A, b, &x));
       const Eigen::VectorXd expected = dense.llt().solve(b);
       EXPECT_LE((x - expected).norm(), tolerance * expected.norm()) << "round " << round;
+      // The same b as rows of a longer vector, taken in place (rows in reverse order, between others): bitwise x,
+      // written where it is asked for and nowhere else.
+      Eigen::VectorXd longer = Eigen::VectorXd::Constant(2 * n + 1, 1e30);
+      std::vector<int> rows(n);
+      for (int j = 0; j < n; ++j) longer[rows[j] = 2 * (n - j)] = b[j];
+      Eigen::VectorXd out = Eigen::VectorXd::Constant(n + 2, -7.0);
+      solver->SolveGathered(longer, rows.data(), out.data() + 1);
+      EXPECT_EQ(0, std::memcmp(out.data() + 1, x.data(), sizeof(double) * n)) << "round " << round;
+      EXPECT_EQ(out[0], -7.0);
+      EXPECT_EQ(out[n + 1], -7.0);
     }
   }
 }
