@@ -6,7 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mujoco_version=4.0.0
 packages=(build-essential cmake ninja-build pkg-config
-          libeigen3-dev libsuitesparse-dev libtbb-dev
+          libeigen3-dev libsuitesparse-dev libmetis-dev libtbb-dev
           libqhull-dev
           nlohmann-json3-dev libcli11-dev libtinyxml2-dev
           libgtest-dev libgmock-dev libbenchmark-dev

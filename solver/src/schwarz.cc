@@ -6,7 +6,11 @@ namespace tamsi::internal {
 
 bool SchwarzPreconditioner::Analyze(const kernels::ThreadBudget& budget, const CscView& A, const std::vector<int>& body,
                                     int num_bodies, int part_bodies, std::string* message) {
-  subdomains_ = FindSubdomains(A, body, num_bodies, part_bodies);
+  if (!FindSubdomains(A, body, num_bodies, part_bodies, &subdomains_)) {
+    if (message) *message = "Schwarz subdomains: METIS could not partition the island's bodies";
+    blocks_.clear();
+    return false;
+  }
   copies_ = GroupBy(subdomains_.velocities, A.n);
   local_solutions_.setZero(static_cast<Eigen::Index>(subdomains_.velocities.size()));
   blocks_.clear();

@@ -5,9 +5,11 @@
 
 #include <Eigen/SparseCore>
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <random>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "islands.h"
@@ -48,12 +50,21 @@ CscView View(const Pattern& A) {
   return CscView{static_cast<int>(A.cols()), A.outerIndexPtr(), A.innerIndexPtr(), A.valuePtr()};
 }
 
+Subdomains Find(const Pattern& A, const std::vector<int>& body, int num_bodies, int part_bodies) {
+  Subdomains s;
+  EXPECT_TRUE(FindSubdomains(View(A), body, num_bodies, part_bodies, &s));
+  return s;
+}
+
+/// The most bodies METIS may put in one of `count` parts of `num_bodies` (its imbalance of 3 %, rounded up).
+int MaxPartBodies(int num_bodies, int count) { return static_cast<int>(std::ceil(1.03 * num_bodies / count)); }
+
 TEST(Subdomains, PartsCoverEveryBodyOnceAndEachSubdomainIsItsPartWithItsNeighbours) {
-  for (int part_bodies : {1, 7, 32, 1000}) {
+  for (int part_bodies : {7, 32, 1000}) {
     SCOPED_TRACE(part_bodies);
     std::vector<int> body;
     const Pattern A = BodyPattern(500, 3, 1, &body);
-    const Subdomains s = FindSubdomains(View(A), body, 500, part_bodies);
+    const Subdomains s = Find(A, body, 500, part_bodies);
     ASSERT_EQ(s.ptr.size(), static_cast<size_t>(s.count + 1));
     ASSERT_EQ(s.part.size(), 500u);
     std::vector<int> bodies_in_part(s.count, 0);
@@ -64,7 +75,7 @@ TEST(Subdomains, PartsCoverEveryBodyOnceAndEachSubdomainIsItsPartWithItsNeighbou
     }
     for (int d = 0; d < s.count; ++d) {
       EXPECT_GE(bodies_in_part[d], 1);
-      EXPECT_LE(bodies_in_part[d], part_bodies);
+      EXPECT_LE(bodies_in_part[d], MaxPartBodies(500, s.count) + 1);  // parts of a few bodies balance less well
       // Exactly the velocities of the part's bodies and of every body coupled to them in A (one layer of overlap).
       std::set<int> expected;
       for (int j = 0; j < A.cols(); ++j) {
@@ -79,29 +90,76 @@ TEST(Subdomains, PartsCoverEveryBodyOnceAndEachSubdomainIsItsPartWithItsNeighbou
   }
 }
 
-TEST(Subdomains, PartsOfAConnectedBodyGraphAreBalanced) {
+/// A pile-like lattice: nx × ny × nz bodies of 6 velocities, each coupled to its 6 lattice neighbours.
+Pattern LatticePattern(int nx, int ny, int nz, std::vector<int>* body) {
+  std::vector<Eigen::Triplet<double, int>> t;
+  auto id = [&](int x, int y, int z) { return (z * ny + y) * nx + x; };
+  auto couple = [&](int a, int b) {
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 6; ++j) {
+        t.emplace_back(6 * a + i, 6 * b + j, 1.0);
+        t.emplace_back(6 * b + j, 6 * a + i, 1.0);
+      }
+  };
+  for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        couple(id(x, y, z), id(x, y, z));
+        if (x + 1 < nx) couple(id(x, y, z), id(x + 1, y, z));
+        if (y + 1 < ny) couple(id(x, y, z), id(x, y + 1, z));
+        if (z + 1 < nz) couple(id(x, y, z), id(x, y, z + 1));
+      }
+  const int n = nx * ny * nz;
+  Pattern A(6 * n, 6 * n);
+  A.setFromTriplets(t.begin(), t.end());
+  A.makeCompressed();
+  body->resize(6 * n);
+  for (int j = 0; j < 6 * n; ++j) (*body)[j] = j / 6;
+  return A;
+}
+
+/// The body pairs of A (each once) whose bodies lie in different parts.
+int CutPairs(const Pattern& A, const std::vector<int>& body, const std::vector<int>& part) {
+  std::set<std::pair<int, int>> cut;
+  for (int j = 0; j < A.cols(); ++j)
+    for (Pattern::InnerIterator it(A, j); it; ++it) {
+      const int a = body[j], b = body[it.row()];
+      if (a < b && part[a] != part[b]) cut.emplace(a, b);
+    }
+  return static_cast<int>(cut.size());
+}
+
+// A 16 × 16 × 8 lattice of 2,048 bodies halved down to at most 64 gives 32 parts, which METIS balances to within its
+// 3 %. Its parts cut at most 25 % more body pairs than 32 cubes of 4 × 4 × 4 bodies would (1,024; METIS: 1,155; the
+// recursive breadth-first bisection that it replaced: 2,152), and the same pattern always gives the same parts.
+TEST(Subdomains, PartsOfALatticeAreBalancedCutAboutAsLittleAsCubesAndAreReproducible) {
   std::vector<int> body;
-  const Pattern A = BodyPattern(1024, 3, 2, &body);
-  const Subdomains s = FindSubdomains(View(A), body, 1024, 32);
-  // Halving 1,024 bodies down to at most 32 gives 32 parts of exactly 32.
+  const Pattern A = LatticePattern(16, 16, 8, &body);
+  const Subdomains s = Find(A, body, 2048, 64);
   ASSERT_EQ(s.count, 32);
-  for (int d = 0; d < s.count; ++d) EXPECT_EQ(std::count(s.part.begin(), s.part.end(), d), 32);
+  for (int d = 0; d < s.count; ++d) EXPECT_LE(std::count(s.part.begin(), s.part.end(), d), MaxPartBodies(2048, 32));
+  std::vector<int> cubes(2048);
+  for (int b = 0; b < 2048; ++b) cubes[b] = ((b / 256) / 4 * 4 + (b % 256) / 16 / 4) * 4 + b % 16 / 4;
+  ASSERT_EQ(CutPairs(A, body, cubes), 1024);
+  EXPECT_LE(CutPairs(A, body, s.part), 1280);
+  EXPECT_EQ(Find(A, body, 2048, 64).part, s.part);
 }
 
 TEST(Subdomains, DefaultPartSizeGivesLargeIslandsAtLeastSixteenParts) {
-  for (int num_bodies : {20, 1000, 10000}) {
+  for (int num_bodies : {1000, 10000}) {
     SCOPED_TRACE(num_bodies);
     std::vector<int> body;
     const Pattern A = BodyPattern(num_bodies, 3, 3, &body);
     const int part_bodies = SchwarzPartBodies(256, num_bodies);
-    const Subdomains s = FindSubdomains(View(A), body, num_bodies, part_bodies);
-    // Parts of at most ⌈N/16⌉ bodies: at least N / ⌈N/16⌉ of them, 16 where 16 divides N.
+    const Subdomains s = Find(A, body, num_bodies, part_bodies);
+    // Parts of about ⌈N/16⌉ bodies at most: at least N / ⌈N/16⌉ of them, 16 where 16 divides N.
     EXPECT_GE(s.count, (num_bodies + part_bodies - 1) / part_bodies);
     if (num_bodies % kMinSubdomains == 0) {
       EXPECT_GE(s.count, kMinSubdomains);
     }
     EXPECT_LE(part_bodies, 256);
-    for (int d = 0; d < s.count; ++d) EXPECT_LE(std::count(s.part.begin(), s.part.end(), d), part_bodies);
+    for (int d = 0; d < s.count; ++d)
+      EXPECT_LE(std::count(s.part.begin(), s.part.end(), d), MaxPartBodies(num_bodies, s.count));
   }
 }
 

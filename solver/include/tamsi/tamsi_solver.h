@@ -37,7 +37,7 @@ enum class NewtonSolve {
   /// schwarz_threshold velocities factor S afresh every iteration with tamsi's block Cholesky (supernodes of whole
   /// bodies, BLAS updates, no allocation; 1.5–1.7 ms per iteration on the N = 500 pile's 2,988-velocity island against
   /// CHOLMOD's 2.6–2.7 ms, whose OpenMP regions cost a system call each, and the LU of eq. 23's 12 ms); larger ones
-  /// approximate S⁻¹ by one-level overlapping Schwarz (subdomains of up to schwarz_part_bodies bodies, each factored
+  /// approximate S⁻¹ by one-level overlapping Schwarz (subdomains of about schwarz_part_bodies bodies, each factored
   /// by a block Cholesky, in parallel), whose cost grows like the island instead of like its Cholesky factor, with
   /// GMRES to schwarz_krylov_tolerance. An iteration whose S is not positive definite, or whose GMRES misses
   /// krylov_tolerance within its budget, is solved by the exact factorization instead.
@@ -238,10 +238,12 @@ struct Options {
   /// cost the same at ~61,000 (one thread) and ~55,000 (two); 40,000 leaves the rest to Schwarz, whose work splits
   /// over more threads (bench/README.md, "A parallel block Cholesky").
   double cholesky_flops_per_velocity{40000.0};
-  /// Schwarz: the most bodies (velocities joined through M or touched by the same contacts) per subdomain before one
-  /// layer of overlap is added, ≥ 1; an island of fewer than 16 × this many bodies is cut into parts of at most
-  /// ⌈bodies / 16⌉ instead, so that 16 cores have work. 256: the fastest on the N = 10,000 pile (64 subdomains, 233
-  /// GMRES iterations per step against 334 with 32 bodies per part).
+  /// Schwarz: bodies (velocities joined through M or touched by the same contacts) per subdomain before one layer of
+  /// overlap is added, ≥ 1: an island gets as many parts as halving its bodies until each holds at most this many
+  /// gives, and METIS's k-way partition of its body graph balances them to within 3 %; an island of fewer than 16 ×
+  /// this many bodies is cut by ⌈bodies / 16⌉ instead, so that 16 cores have work. 256: the fastest on the N = 10,000
+  /// pile (64 subdomains, 233 GMRES iterations per step against 334 with 32 bodies per part, under the partition
+  /// before METIS's).
   int schwarz_part_bodies{256};
   /// Schwarz: GMRES's relative residual, in (0, 1), and iteration budget per Newton iteration, ≥ 1. A looser
   /// forcing term than krylov_tolerance: each Schwarz-preconditioned GMRES iteration costs more than a few Newton
