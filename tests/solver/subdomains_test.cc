@@ -20,11 +20,9 @@ namespace {
 
 using Pattern = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 
-/// A pile-like pattern: `num_bodies` bodies of 6 velocities (dense 6 × 6 diagonal blocks), each coupled to a few
-/// random others (dense 6 × 6 blocks both ways), as contacts between free bodies couple them.
-Pattern BodyPattern(int num_bodies, int contacts_per_body, unsigned seed, std::vector<int>* body) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> pick(0, num_bodies - 1);
+/// The pattern of `num_bodies` bodies of 6 velocities, with dense 6 × 6 blocks on the diagonal and both ways for
+/// each pair of `couplings`, as contacts between free bodies couple them; *body: each velocity's body.
+Pattern CoupledBodies(int num_bodies, const std::vector<std::pair<int, int>>& couplings, std::vector<int>* body) {
   std::vector<Eigen::Triplet<double, int>> t;
   auto couple = [&](int a, int b) {
     for (int i = 0; i < 6; ++i)
@@ -33,17 +31,26 @@ Pattern BodyPattern(int num_bodies, int contacts_per_body, unsigned seed, std::v
         t.emplace_back(6 * b + j, 6 * a + i, 1.0);
       }
   };
-  for (int b = 0; b < num_bodies; ++b) {
-    couple(b, b);
-    // Neighbours near b in index, as bodies near in space: a connected, geometric-like graph.
-    for (int k = 0; k < contacts_per_body; ++k) couple(b, std::clamp(b + pick(rng) % 20 - 10, 0, num_bodies - 1));
-  }
+  for (int b = 0; b < num_bodies; ++b) couple(b, b);
+  for (const auto& [a, b] : couplings) couple(a, b);
   Pattern A(6 * num_bodies, 6 * num_bodies);
   A.setFromTriplets(t.begin(), t.end());
   A.makeCompressed();
   body->resize(6 * num_bodies);
   for (int j = 0; j < 6 * num_bodies; ++j) (*body)[j] = j / 6;
   return A;
+}
+
+/// A pile-like pattern: `num_bodies` bodies, each coupled to a few others near it in index (as bodies near in space:
+/// a connected, geometric-like graph).
+Pattern BodyPattern(int num_bodies, int contacts_per_body, unsigned seed, std::vector<int>* body) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> pick(0, num_bodies - 1);
+  std::vector<std::pair<int, int>> couplings;
+  for (int b = 0; b < num_bodies; ++b)
+    for (int k = 0; k < contacts_per_body; ++k)
+      couplings.emplace_back(b, std::clamp(b + pick(rng) % 20 - 10, 0, num_bodies - 1));
+  return CoupledBodies(num_bodies, couplings, body);
 }
 
 CscView View(const Pattern& A) {
@@ -90,32 +97,18 @@ TEST(Subdomains, PartsCoverEveryBodyOnceAndEachSubdomainIsItsPartWithItsNeighbou
   }
 }
 
-/// A pile-like lattice: nx × ny × nz bodies of 6 velocities, each coupled to its 6 lattice neighbours.
+/// A pile-like lattice: nx × ny × nz bodies, each coupled to its 6 lattice neighbours.
 Pattern LatticePattern(int nx, int ny, int nz, std::vector<int>* body) {
-  std::vector<Eigen::Triplet<double, int>> t;
   auto id = [&](int x, int y, int z) { return (z * ny + y) * nx + x; };
-  auto couple = [&](int a, int b) {
-    for (int i = 0; i < 6; ++i)
-      for (int j = 0; j < 6; ++j) {
-        t.emplace_back(6 * a + i, 6 * b + j, 1.0);
-        t.emplace_back(6 * b + j, 6 * a + i, 1.0);
-      }
-  };
+  std::vector<std::pair<int, int>> couplings;
   for (int z = 0; z < nz; ++z)
     for (int y = 0; y < ny; ++y)
       for (int x = 0; x < nx; ++x) {
-        couple(id(x, y, z), id(x, y, z));
-        if (x + 1 < nx) couple(id(x, y, z), id(x + 1, y, z));
-        if (y + 1 < ny) couple(id(x, y, z), id(x, y + 1, z));
-        if (z + 1 < nz) couple(id(x, y, z), id(x, y, z + 1));
+        if (x + 1 < nx) couplings.emplace_back(id(x, y, z), id(x + 1, y, z));
+        if (y + 1 < ny) couplings.emplace_back(id(x, y, z), id(x, y + 1, z));
+        if (z + 1 < nz) couplings.emplace_back(id(x, y, z), id(x, y, z + 1));
       }
-  const int n = nx * ny * nz;
-  Pattern A(6 * n, 6 * n);
-  A.setFromTriplets(t.begin(), t.end());
-  A.makeCompressed();
-  body->resize(6 * n);
-  for (int j = 0; j < 6 * n; ++j) (*body)[j] = j / 6;
-  return A;
+  return CoupledBodies(nx * ny * nz, couplings, body);
 }
 
 /// The body pairs of A (each once) whose bodies lie in different parts.
