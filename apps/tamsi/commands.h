@@ -93,7 +93,8 @@ CLI::Validator AtMost(double bound);
 /// aliases): --coupling (alias --oneway), --regularization (alias --smooth-friction), --line-search (aliases --no-tals,
 /// --plain-tals), --linear-solver, --newton-solve, --friction-newton, --relative-tolerance, --max-iterations,
 /// --threads, --krylov-tolerance, --schwarz-threshold, --cholesky-flops-per-velocity, --schwarz-part-bodies,
-/// --no-secant-safeguard; and --stiction-tolerance into *stiction_tolerance (unset: the command's default v_s).
+/// --no-secant-safeguard, --no-phase-times (time_phases); and --stiction-tolerance into *stiction_tolerance (unset:
+/// the command's default v_s).
 void AddSolverOptions(CLI::App* cmd, Options* options, std::optional<double>* stiction_tolerance);
 
 }  // namespace tamsi::cli

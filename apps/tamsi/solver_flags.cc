@@ -116,6 +116,9 @@ void AddSolverOptions(CLI::App* cmd, Options* options, std::optional<double>* st
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--no-secant-safeguard{false}", options->secant_safeguard,
                 "Tangent iteration: the paper's Newton matrix in every iteration (no secant phase after cut steps)");
+  cmd->add_flag("--no-phase-times{false}", options->time_phases,
+                "Read no clock inside a step: the phase times and the front end / solve split are reported as 0 "
+                "(a run's wall time is still measured; --solver mujoco: MuJoCo's timers off too)");
 }
 
 }  // namespace tamsi::cli

@@ -223,6 +223,8 @@ void BindOptions(py::module_& m) {
   o.def_readwrite("schwarz_refactor_tolerance", &Options::schwarz_refactor_tolerance);
   o.def_readwrite("schwarz_krylov_tolerance", &Options::schwarz_krylov_tolerance);
   o.def_readwrite("max_schwarz_krylov_iterations", &Options::max_schwarz_krylov_iterations);
+  o.def_readwrite("time_phases", &Options::time_phases,
+                  "read the clock around each solver phase (SolveCounters.time_*); False: no clock reads, times 0");
   o.def_readwrite("dense_threshold", &Options::dense_threshold);
   o.def_readwrite("num_threads", &Options::num_threads, "thread budget (<= 0: all); results bitwise identical");
   o.def("validate", [](const Options& options) {

@@ -94,8 +94,13 @@ std::string RunStatistics::Report() const {
   std::ostringstream out;
   out << "steps            " << steps << "\n";
   out << "sim time         " << Format("%.4g", sim_time) << " s\n";
-  out << "wall time        " << Format("%.4g", wall_time) << " s (front end " << Format("%.4g", time_frontend)
-      << " s, solve " << Format("%.4g", time_solve) << " s)\n";
+  out << "wall time        " << Format("%.4g", wall_time) << " s";
+  if (time_frontend > 0 || time_solve > 0) {
+    out << " (front end " << Format("%.4g", time_frontend) << " s, solve " << Format("%.4g", time_solve) << " s)";
+  } else if (steps > 0) {
+    out << " (phases not timed)";
+  }
+  out << "\n";
   out << "real-time rate   " << Format("%.4g", real_time_rate()) << "x\n";
   out << "iterations       mean " << Format("%.3g", iterations_mean()) << ", max " << iterations_max;
   if (solves > 0) {
@@ -111,12 +116,17 @@ std::string RunStatistics::Report() const {
         << " equality rows; largest violation at a step's start: limits " << Format("%.3g", limit_violation_max)
         << ", equalities " << Format("%.3g", equality_violation_max) << " (m or rad)\n";
   }
-  if (solves > 0) {
+  if (solves > 0 && counters.time_total == 0) {
+    out << "solver phases    not timed (" << counters.numeric_factorizations << " numeric factorizations, "
+        << counters.krylov_iterations << " GMRES iterations)\n";
+  } else if (solves > 0) {
     out << "solver phases    residual " << Format("%.4g", counters.time_residual) << " s, assembly "
         << Format("%.4g", counters.time_assembly) << " s, factorization "
         << Format("%.4g", counters.time_symbolic + counters.time_numeric) << " s (" << counters.numeric_factorizations
         << " numeric), linear solves " << Format("%.4g", counters.time_solve) << " s (" << counters.krylov_iterations
         << " GMRES iterations), line search " << Format("%.4g", counters.time_line_search) << " s\n";
+  }
+  if (solves > 0) {
     out << "structure reused " << structure_reuses << " of " << solves << " solves ("
         << Format("%.3g", 100.0 * structure_reuses / solves) << " %)\n";
   }
@@ -172,7 +182,6 @@ Simulator::Simulator(ModelPtr model, const SimulatorOptions& options, int keyfra
   }
   model_->opt.timestep = time_step_;
   if (options.mujoco_solver >= 0) model_->opt.solver = options.mujoco_solver;
-  mjcb_time = &SteadyClockSeconds;
   own_data_.reset(mj_makeData(model_.get()));
   data_ = own_data_.get();
   ResetState(*model_, data_, keyframe);
@@ -347,7 +356,7 @@ StepInfo Simulator::StepTamsi(std::chrono::steady_clock::time_point start) {
   ForgetIfStateChanged();
   if (controller_) controller_(*model_, data_);
   BuildProblem();
-  info.time_frontend = Seconds(start);
+  if (options_.solver.time_phases) info.time_frontend = Seconds(start);
   const ConstraintCounts& counts = builder_.constraint_counts();
   info.limit_rows = counts.joint_limits + counts.tendon_limits;
   info.equality_rows = counts.equality_rows;
@@ -555,7 +564,9 @@ StepInfo Simulator::StepMujoco() {
   }
   const double constraint_before = d->timer[mjTIMER_CONSTRAINT].duration + d->timer[mjTIMER_POS_MAKE].duration +
                                    d->timer[mjTIMER_POS_PROJECT].duration;
-  const auto start = std::chrono::steady_clock::now();
+  const bool timed = options_.solver.time_phases;
+  mjcb_time = timed ? &SteadyClockSeconds : nullptr;  // MuJoCo's timers: a global callback
+  const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   if (controller_) controller_(m, d);
   bool arena_full = false;
   try {
@@ -563,7 +574,7 @@ StepInfo Simulator::StepMujoco() {
   } catch (const ArenaFullError&) {
     arena_full = true;
   }
-  const double total = Seconds(start);
+  const double total = timed ? Seconds(start) : 0.0;
   int fatal = -1;
   for (size_t w = 0; w < std::size(kMujocoFatalWarnings) && fatal < 0; ++w) {
     if (d->warning[kMujocoFatalWarnings[w]].number != warnings_before[w]) fatal = kMujocoFatalWarnings[w];
@@ -592,9 +603,11 @@ StepInfo Simulator::StepMujoco() {
 StepInfo Simulator::MujocoStepInfo(double constraint_before, double total) const {
   const mjData* d = data_;
   StepInfo info;
-  info.time_solve = d->timer[mjTIMER_CONSTRAINT].duration + d->timer[mjTIMER_POS_MAKE].duration +
-                    d->timer[mjTIMER_POS_PROJECT].duration - constraint_before;
-  info.time_frontend = total - info.time_solve;
+  if (options_.solver.time_phases) {
+    info.time_solve = d->timer[mjTIMER_CONSTRAINT].duration + d->timer[mjTIMER_POS_MAKE].duration +
+                      d->timer[mjTIMER_POS_PROJECT].duration - constraint_before;
+    info.time_frontend = total - info.time_solve;
+  }
   info.iterations = *std::max_element(d->solver_niter, d->solver_niter + std::clamp(d->nisland, 1, mjNISLAND));
   info.contacts = d->ncon;
   return info;

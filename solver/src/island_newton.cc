@@ -2,7 +2,6 @@
 
 #include <Eigen/Cholesky>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -11,16 +10,6 @@
 #include "line_search.h"
 
 namespace tamsi::internal {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point since, Clock::time_point until) {
-  return std::chrono::duration<double>(until - since).count();
-}
-double Seconds(Clock::time_point since) { return Seconds(since, Clock::now()); }
-
-}  // namespace
 
 IslandNewton::IslandNewton(int k, LinearSolverType type, bool symmetric, int num_threads, bool schwarz)
     : k_(k),
@@ -90,14 +79,14 @@ void IslandNewton::Iterate(const IslandIterationData& data) {
     Fail(Status::kNonFiniteValues);
     return;
   }
-  const Clock::time_point t = Clock::now();
+  const PhaseClock::TimePoint t = data.clock.Now();
   CalcContactVelocityChanges(data);
   CalcStepLength(data);
   if (phase_ == Phase::kPrimalDual) UpdateDuals(data);
   const IslandPartition& P = data.partition;
   const int* dofs = P.velocities.data() + P.velocity_ptr[k_];
   for (int a = 0; a < P.num_velocities(k_); ++a) data.v[dofs[a]] += record_.alpha * dv_[a];
-  record_.counters.time_line_search = Seconds(t);
+  record_.counters.time_line_search = data.clock.Since(t);
   last_update_ = std::max(record_.vt_residual, record_.vn_residual);
   // Converged when the full Newton update of every contact is below the tolerance, tangential and normal alike.
   const double tolerance = data.options.relative_tolerance * data.options.stiction_tolerance;
@@ -165,7 +154,7 @@ bool IslandNewton::KeepsSymmetricFactorization(const Options& o) const {
 }
 
 bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
-  Clock::time_point t = Clock::now();
+  PhaseClock::TimePoint t = data.clock.Now();
   const CscView& S = symmetric_block_;
   if (!symmetric_analyzed_) {
     if (schwarz_ && EstimateCholeskyFlops(S) <= data.options.cholesky_flops_per_velocity * S.n) schwarz_.reset();
@@ -187,8 +176,8 @@ bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
       symmetric_analyzed_ = symmetric_solver_->Analyze(S, nullptr);
     }
     record_.counters.symbolic_factorizations += 1;
-    record_.counters.time_symbolic += Seconds(t);
-    t = Clock::now();
+    record_.counters.time_symbolic += data.clock.Since(t);
+    t = data.clock.Now();
   }
   if (!symmetric_analyzed_) return false;
   int subdomains_factored = 0;
@@ -198,7 +187,7 @@ bool IslandNewton::FactorSymmetricPart(const IslandIterationData& data) {
                                              : symmetric_solver_->Factor(S, nullptr);
   record_.counters.numeric_factorizations += 1;
   record_.counters.schwarz_factorizations += subdomains_factored;
-  record_.counters.time_numeric += Seconds(t);
+  record_.counters.time_numeric += data.clock.Since(t);
   return factored;
 }
 
@@ -214,14 +203,14 @@ CscView IslandNewton::GatherValues(const kernels::ThreadBudget& budget) {
 
 bool IslandNewton::SolveWithGmres(const IslandIterationData& data, const Preconditioner& precondition, double tolerance,
                                   int max_iterations) {
-  const Clock::time_point t = Clock::now();
+  const PhaseClock::TimePoint t = data.clock.Now();
   if (!gmres_analyzed_) gmres_.Analyze(system_block_);
   gmres_analyzed_ = true;
   int iterations = 0;
   const bool solved =
       gmres_.Solve(data.budget, system_block_.values, precondition, max_iterations, tolerance, rhs_, &dv_, &iterations);
   record_.counters.krylov_iterations += iterations;
-  record_.counters.time_solve += Seconds(t);
+  record_.counters.time_solve += data.clock.Since(t);
   return solved;
 }
 
@@ -238,14 +227,14 @@ bool IslandNewton::SolveWithKeptFactorization(const IslandIterationData& data) {
 }
 
 bool IslandNewton::SolveExactly(const IslandIterationData& data) {
-  Clock::time_point t = Clock::now();
+  PhaseClock::TimePoint t = data.clock.Now();
   if (AssemblesDensely(data.options)) {
     const IslandPartition& P = data.partition;
     data.system.AssembleDenseBlock(P.velocities.data() + P.velocity_ptr[k_], P.num_velocities(k_),
                                    P.contacts.data() + P.contact_ptr[k_], P.contact_ptr[k_ + 1] - P.contact_ptr[k_],
                                    P.local.data(), &dense_block_);
-    const Clock::time_point assembled = Clock::now();
-    record_.counters.time_assembly += Seconds(t, assembled);
+    const PhaseClock::TimePoint assembled = data.clock.Now();
+    record_.counters.time_assembly += PhaseClock::Seconds(t, assembled);
     t = assembled;
     if (!analyzed_) record_.counters.symbolic_factorizations += 1;  // the dense backend's analysis is empty
     analyzed_ = true;
@@ -256,18 +245,18 @@ bool IslandNewton::SolveExactly(const IslandIterationData& data) {
       if (!linear_solver_->Analyze(A, &message_)) return Fail(Status::kLinearSolverFailed);
       analyzed_ = true;
       record_.counters.symbolic_factorizations += 1;
-      record_.counters.time_symbolic += Seconds(t);
-      t = Clock::now();
+      record_.counters.time_symbolic += data.clock.Since(t);
+      t = data.clock.Now();
     }
     factorized_ = linear_solver_->Factor(A, &message_);
   }
   record_.counters.numeric_factorizations += 1;
   refactor_ = false;
-  const Clock::time_point factored = Clock::now();  // ends the factorization and starts the solve
-  record_.counters.time_numeric += Seconds(t, factored);
+  const PhaseClock::TimePoint factored = data.clock.Now();  // ends the factorization and starts the solve
+  record_.counters.time_numeric += PhaseClock::Seconds(t, factored);
   if (!factorized_) return Fail(Status::kLinearSolverFailed);
   const bool solved = linear_solver_->Solve(rhs_, &dv_, &message_);
-  record_.counters.time_solve += Seconds(factored);
+  record_.counters.time_solve += data.clock.Since(factored);
   return solved || Fail(Status::kLinearSolverFailed);
 }
 

@@ -17,6 +17,7 @@
 #include "islands.h"
 #include "krylov.h"
 #include "linear_solver.h"
+#include "phase_clock.h"
 #include "schwarz.h"
 
 namespace tamsi::internal {
@@ -28,6 +29,8 @@ struct IslandIterationData {
   const NewtonSystem& system;
   const IslandPartition& partition;
   const kernels::ThreadBudget& budget;
+  /// The phase times' clock (Options::time_phases).
+  const PhaseClock& clock;
   /// Each velocity's body (FindBodies; Schwarz subdomains are made of bodies).
   const Components& bodies;
   /// The symmetric part M + h(W_nn + W_tt) on the Newton matrix's pattern (NewtonSystem::Assemble), when

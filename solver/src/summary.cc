@@ -37,9 +37,10 @@ SolveCounters& SolveCounters::operator+=(const SolveCounters& other) {
 std::string Summary::BriefReport() const {
   const double vt = vt_residual.empty() ? 0.0 : vt_residual.back();
   const double vn = vn_residual.empty() ? 0.0 : vn_residual.back();
-  return Format("TAMSI %s: %s, %d iterations (%lld secant), |dvt| %.2e m/s, |dvn| %.2e m/s, nv %d, nc %d, %s, %.3g ms",
+  const std::string time = counters.time_total > 0 ? Format("%.3g ms", 1e3 * counters.time_total) : "not timed";
+  return Format("TAMSI %s: %s, %d iterations (%lld secant), |dvt| %.2e m/s, |dvn| %.2e m/s, nv %d, nc %d, %s, %s",
                 ToString(coupling), ToString(status), iterations, counters.secant_iterations, vt, vn, num_velocities,
-                num_contacts, ToString(linear_solver_used), 1e3 * counters.time_total);
+                num_contacts, ToString(linear_solver_used), time.c_str());
 }
 
 std::string Summary::FullReport() const {
@@ -70,7 +71,7 @@ std::string Summary::FullReport() const {
     else
       out += Format("    %-26s %lld\n", name, value);
   });
-  out += times;
+  out += counters.time_total > 0 ? times : "  time: not timed (Options::time_phases off)\n";
   out +=
       "  iter   |dvt| (m/s)   |dvn| (m/s)   alpha      TALS-limited  line-search-evals  TALS-fallbacks  "
       "secant-islands\n";

@@ -4,7 +4,6 @@
 #include <tamsi/tamsi_solver.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -14,16 +13,12 @@
 #include "islands.h"
 #include "linear_solver.h"
 #include "mass_factorization.h"
+#include "phase_clock.h"
 
 namespace tamsi {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Seconds(Clock::time_point since, Clock::time_point until) {
-  return std::chrono::duration<double>(until - since).count();
-}
-double Seconds(Clock::time_point since) { return Seconds(since, Clock::now()); }
+using internal::PhaseClock;
 
 /// Worst outcome first: a non-finite value, then a failed factorization, then the iteration cap.
 int Severity(Status status) {
@@ -90,17 +85,18 @@ struct TamsiSolver::Impl {
   /// The worst status over islands, and its message.
   Status CombineStatus(Summary* s) const;
   /// Fills `result` at the final iterate.
-  Status Finish(Status status, Clock::time_point start, const Options& o, Result* result);
+  Status Finish(Status status, PhaseClock::TimePoint start, const Options& o, Result* result);
   /// Seconds since the last lap (or the solve's start) to now, where the next lap starts: one clock read ends a
   /// phase and starts the next.
   double Lap() {
-    const Clock::time_point now = Clock::now();
-    const double seconds = Seconds(lap, now);
+    const PhaseClock::TimePoint now = clock.Now();
+    const double seconds = PhaseClock::Seconds(lap, now);
     lap = now;
     return seconds;
   }
 
-  Clock::time_point lap;
+  PhaseClock clock{true};  // Options::time_phases of the solve at hand
+  PhaseClock::TimePoint lap;
 
   kernels::ThreadBudget budget;
   std::unique_ptr<NewtonSystem> system;
@@ -280,11 +276,11 @@ Status TamsiSolver::Impl::CombineStatus(Summary* s) const {
   return status;
 }
 
-Status TamsiSolver::Impl::Finish(Status status, Clock::time_point start, const Options& o, Result* result) {
+Status TamsiSolver::Impl::Finish(Status status, PhaseClock::TimePoint start, const Options& o, Result* result) {
   Summary& s = result->summary;
-  const Clock::time_point t = Clock::now();
+  const PhaseClock::TimePoint t = clock.Now();
   system->EvaluateForces(v);
-  s.counters.time_residual += Seconds(t);
+  s.counters.time_residual += clock.Since(t);
   if (has_vt_first)
     for (int i = 0; i < s.num_contacts; ++i)
       s.stick_slip_transitions += (vt_first.segment<2>(2 * i).norm() < o.stiction_tolerance) !=
@@ -300,17 +296,18 @@ Status TamsiSolver::Impl::Finish(Status status, Clock::time_point start, const O
     s.counters.schwarz_subdomains += island.schwarz_subdomains();
   }
   s.status = status;
-  s.counters.time_total = Seconds(start);
+  s.counters.time_total = clock.Since(start);
   return status;
 }
 
 Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
   if (result == nullptr) throw std::invalid_argument("TamsiSolver::Solve: result must not be null");
-  const Clock::time_point start = Clock::now();
-  problem.Validate();
   Impl& w = *impl_;
-  w.lap = start;
   const Options& o = options_;
+  w.clock = PhaseClock(o.time_phases);
+  const PhaseClock::TimePoint start = w.clock.Now();
+  problem.Validate();
+  w.lap = start;
   const int nc = problem.num_contacts();
   Summary& s = result->summary;
   ResetSummary(o.max_iterations, &s);
@@ -344,7 +341,7 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
       symmetric_preconditioner || std::any_of(w.islands.begin(), w.islands.end(),
                                               [&](const internal::IslandNewton& i) { return !i.AssemblesDensely(o); });
   NewtonSystem& system = *w.system;
-  const internal::IslandIterationData data{o,   system, w.partition, w.budget, w.bodies, w.symmetric_values,
+  const internal::IslandIterationData data{o,   system, w.partition, w.budget, w.clock, w.bodies, w.symmetric_values,
                                            w.v, w.dv,   w.dvn,       w.dvt,    w.dual};
 
   for (int iteration = 0; iteration < o.max_iterations; ++iteration) {
@@ -355,18 +352,18 @@ Status TamsiSolver::Solve(const ContactProblem& problem, Result* result) {
     const int secant_islands = iteration > 0 ? w.UpdatePhases(o, &s) : 0;
 
     // Residual r(v) = M v − p* − h (Jnᵀ π + Jtᵀ ft) (eq. 21; eq. 12 with π frozen) and the Newton matrix.
-    const Clock::time_point t = Clock::now();
+    const PhaseClock::TimePoint t = w.clock.Now();
     system.Evaluate(w.v, w.sliding_block.data(), &w.dual);
     if (iteration == 0) {
       w.vt_first = system.vt();
       w.has_vt_first = true;
     }
-    const Clock::time_point evaluated = Clock::now();  // one clock read ends a phase and starts the next
-    s.counters.time_residual += Seconds(t, evaluated);
+    const PhaseClock::TimePoint evaluated = w.clock.Now();  // one clock read ends a phase and starts the next
+    s.counters.time_residual += PhaseClock::Seconds(t, evaluated);
     if (!system.residual().allFinite()) return w.Finish(Status::kNonFiniteValues, start, o, result);
     if (assemble_values) {
       system.Assemble(symmetric_preconditioner ? &w.symmetric_values : nullptr);
-      s.counters.time_assembly += Seconds(evaluated);
+      s.counters.time_assembly += w.clock.Since(evaluated);
     }
 
     // Islands in parallel: each writes only its own velocities, contacts and IslandNewton.

@@ -191,6 +191,39 @@ TEST(GripperMugShake, FrontEndFindsMujocosOwnContactsAtTheSameStateAndAllPadsPen
   EXPECT_GT(mujoco_contacts / samples, 4.0);
 }
 
+// SimulatorOptions::solver.time_phases = false: no front-end, solve or phase time (all exactly 0 s), MuJoCo's timers
+// off while it steps, and the same steps bitwise, under both engines (the two runs interleaved).
+TEST(GripperMugShake, UntimedStepsReportZeroTimesAndTakeTheSameStepsBitwise) {
+  for (const Engine engine : {Engine::kTamsi, Engine::kMujoco}) {
+    std::unique_ptr<Simulator> runs[2];
+    for (const bool timed : {true, false}) {
+      Scene scene = LoadScene("gripper_mug_shake");
+      SimulatorOptions options;
+      options.engine = engine;
+      options.contact = scene.contact;
+      options.solver.stiction_tolerance = scene.stiction_tolerance;
+      options.solver.time_phases = timed;
+      runs[timed ? 0 : 1] = std::make_unique<Simulator>(std::move(scene.model), options, 0, scene.controller);
+    }
+    const int nq = runs[0]->model().nq, nv = runs[0]->model().nv;
+    double timed_solve = 0.0;
+    for (int n = 1; n <= 50; ++n) {
+      timed_solve += runs[0]->Step().time_solve;
+      if (engine == Engine::kMujoco) EXPECT_NE(mjcb_time, nullptr);
+      const StepInfo untimed = runs[1]->Step();
+      if (engine == Engine::kMujoco) EXPECT_EQ(mjcb_time, nullptr);
+      EXPECT_EQ(untimed.time_frontend, 0.0) << "step " << n;
+      EXPECT_EQ(untimed.time_solve, 0.0) << "step " << n;
+      EXPECT_EQ(untimed.counters.time_total, 0.0) << "step " << n;
+      ASSERT_TRUE(std::equal(runs[0]->data().qpos, runs[0]->data().qpos + nq, runs[1]->data().qpos)) << "step " << n;
+      ASSERT_TRUE(std::equal(runs[0]->data().qvel, runs[0]->data().qvel + nv, runs[1]->data().qvel)) << "step " << n;
+    }
+    EXPECT_GT(timed_solve, 0.0);
+    EXPECT_EQ(runs[1]->statistics().time_solve + runs[1]->statistics().time_frontend, 0.0);
+    EXPECT_GT(runs[1]->statistics().wall_time, 0.0);
+  }
+}
+
 TEST(PassiveScene, TotalEnergyNeverGrows) {
   // Spheres, a capsule and a box dropped on the ground and onto each other, no actuation. Energy counts kinetic,
   // gravity and the contacts' elastic ½ k δ². A 1 cm contact margin lets the implicit normal force act within the

@@ -767,6 +767,39 @@ TEST(TamsiSolverIslands, BitwiseIdenticalForAnyThreadCount) {
   }
 }
 
+// Options::time_phases = false reads no clock: every phase time is exactly 0 s, and nothing else changes, bitwise,
+// on islands factored densely, by UMFPACK, and preconditioned by Schwarz (time_phases = true times each of them).
+TEST(TamsiSolver, UntimedSolvesReportZeroTimesAndTheSameResultsBitwise) {
+  const ContactProblem problem = ThreeIslands();
+  for (const bool schwarz : {false, true}) {
+    Options options;
+    if (schwarz) {
+      options.schwarz_threshold = 30;
+      options.cholesky_flops_per_velocity = 0;
+      options.schwarz_part_bodies = 4;
+    }
+    Result timed, untimed;
+    ASSERT_EQ(TamsiSolver(options).Solve(problem, &timed), Status::kSuccess);
+    options.time_phases = false;
+    ASSERT_EQ(TamsiSolver(options).Solve(problem, &untimed), Status::kSuccess);
+    EXPECT_EQ(untimed.v, timed.v);
+    EXPECT_EQ(untimed.fn, timed.fn);
+    EXPECT_EQ(untimed.ft, timed.ft);
+    EXPECT_EQ(untimed.summary.iterations, timed.summary.iterations);
+    EXPECT_EQ(timed.summary.counters.schwarz_islands > 0, schwarz);
+    ForEachCounter([&](const char* name, auto member) {
+      const auto a = timed.summary.counters.*member, b = untimed.summary.counters.*member;
+      if (std::string(name).rfind("time_", 0) == 0)
+        EXPECT_EQ(b, 0.0) << name;
+      else
+        EXPECT_EQ(b, a) << name;
+    });
+    for (auto member : {&SolveCounters::time_total, &SolveCounters::time_numeric, &SolveCounters::time_solve,
+                        &SolveCounters::time_line_search})
+      EXPECT_GT(timed.summary.counters.*member, 0.0) << "schwarz " << schwarz;
+  }
+}
+
 }  // namespace
 }  // namespace tamsi
 

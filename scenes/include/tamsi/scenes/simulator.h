@@ -35,7 +35,10 @@ struct SimulatorOptions {
   Engine engine{Engine::kTamsi};
   /// Time step h (s); ≤ 0 takes the model's opt.timestep.
   double time_step{0.0};
-  /// TAMSI's options (stiction tolerance v_s, coupling, threads, linear solver).
+  /// TAMSI's options (stiction tolerance v_s, coupling, threads, linear solver). Its time_phases applies to both
+  /// engines: false leaves StepInfo's and RunStatistics' front-end and solve times at 0 s (each step's wall time is
+  /// still measured), with no clock read inside the TAMSI step and MuJoCo's timers off (mjcb_time unset while MuJoCo
+  /// steps, as in an application that does not profile).
   tamsi::Options solver;
   /// Per-geom stiffness and dissipation where MJCF `user` data gives none.
   ContactDefaults contact;
@@ -81,7 +84,8 @@ struct StepInfo {
   /// (Summary::structure_reused).
   int solves{0};
   int structure_reuses{0};
-  /// Seconds in the front end (MuJoCo kinematics, collision, forces, assembly of M, Jn, Jt) and in the solver.
+  /// Seconds in the front end (MuJoCo kinematics, collision, forces, assembly of M, Jn, Jt) and in the solver; 0
+  /// when SimulatorOptions::solver.time_phases is false.
   double time_frontend{0.0}, time_solve{0.0};
   /// TAMSI only: the solver's counters and phase times (Summary::counters) summed over the step's solves, failed
   /// attempts included.
