@@ -19,6 +19,18 @@ mjtNum SteadyClockSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+/// Sets MuJoCo's global timer callback for a scope, then puts back the one it found.
+class TimerCallbackScope {
+ public:
+  explicit TimerCallbackScope(mjfTime timer) : caller_(mjcb_time) { mjcb_time = timer; }
+  ~TimerCallbackScope() { mjcb_time = caller_; }
+  TimerCallbackScope(const TimerCallbackScope&) = delete;
+  TimerCallbackScope& operator=(const TimerCallbackScope&) = delete;
+
+ private:
+  mjfTime caller_;
+};
+
 std::string Format(const char* format, double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), format, value);
@@ -200,6 +212,10 @@ void Simulator::Reset(int keyframe) {
 }
 
 StepInfo Simulator::Step() {
+  // MuJoCo's stages time themselves through its global timer callback: ours while its engine steps timed (its solve
+  // time is read from its timers), none otherwise (TAMSI's front end calls MuJoCo too), the caller's again after.
+  const TimerCallbackScope timer_callback(
+      options_.engine == Engine::kMujoco && options_.solver.time_phases ? &SteadyClockSeconds : nullptr);
   const auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < free_bodies_.size(); ++i)
     std::copy_n(data_->qpos + free_bodies_[i].qpos, 3, travel_start_.begin() + 3 * i);
@@ -565,7 +581,6 @@ StepInfo Simulator::StepMujoco() {
   const double constraint_before = d->timer[mjTIMER_CONSTRAINT].duration + d->timer[mjTIMER_POS_MAKE].duration +
                                    d->timer[mjTIMER_POS_PROJECT].duration;
   const bool timed = options_.solver.time_phases;
-  mjcb_time = timed ? &SteadyClockSeconds : nullptr;  // MuJoCo's timers: a global callback
   const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   if (controller_) controller_(m, d);
   bool arena_full = false;

@@ -789,10 +789,11 @@ TEST(TamsiSolver, UntimedSolvesReportZeroTimesAndTheSameResultsBitwise) {
     EXPECT_EQ(timed.summary.counters.schwarz_islands > 0, schwarz);
     ForEachCounter([&](const char* name, auto member) {
       const auto a = timed.summary.counters.*member, b = untimed.summary.counters.*member;
-      if (std::string(name).rfind("time_", 0) == 0)
+      if (std::string(name).rfind("time_", 0) == 0) {
         EXPECT_EQ(b, 0.0) << name;
-      else
+      } else {
         EXPECT_EQ(b, a) << name;
+      }
     });
     for (auto member : {&SolveCounters::time_total, &SolveCounters::time_numeric, &SolveCounters::time_solve,
                         &SolveCounters::time_line_search})

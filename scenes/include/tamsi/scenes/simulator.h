@@ -37,8 +37,9 @@ struct SimulatorOptions {
   double time_step{0.0};
   /// TAMSI's options (stiction tolerance v_s, coupling, threads, linear solver). Its time_phases applies to both
   /// engines: false leaves StepInfo's and RunStatistics' front-end and solve times at 0 s (each step's wall time is
-  /// still measured), with no clock read inside the TAMSI step and MuJoCo's timers off (mjcb_time unset while MuJoCo
-  /// steps, as in an application that does not profile).
+  /// still measured), with no clock read inside a step, as in an application that does not profile. MuJoCo's global
+  /// timer callback (mjcb_time) is set for each step alone: to the simulator's clock while MuJoCo's engine steps
+  /// timed (its solve time comes from MuJoCo's timers), to none otherwise, then back to the caller's.
   tamsi::Options solver;
   /// Per-geom stiffness and dissipation where MJCF `user` data gives none.
   ContactDefaults contact;
