@@ -19,11 +19,16 @@ mjtNum SteadyClockSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-/// Sets MuJoCo's global timer callback for a scope, then puts back the one it found.
+/// Sets MuJoCo's global timer callback for a scope, then puts back the one it found; writes it only where it differs
+/// (the global is shared by every thread).
 class TimerCallbackScope {
  public:
-  explicit TimerCallbackScope(mjfTime timer) : caller_(mjcb_time) { mjcb_time = timer; }
-  ~TimerCallbackScope() { mjcb_time = caller_; }
+  explicit TimerCallbackScope(mjfTime timer) : caller_(mjcb_time) {
+    if (timer != caller_) mjcb_time = timer;
+  }
+  ~TimerCallbackScope() {
+    if (mjcb_time != caller_) mjcb_time = caller_;
+  }
   TimerCallbackScope(const TimerCallbackScope&) = delete;
   TimerCallbackScope& operator=(const TimerCallbackScope&) = delete;
 
@@ -212,10 +217,6 @@ void Simulator::Reset(int keyframe) {
 }
 
 StepInfo Simulator::Step() {
-  // MuJoCo's stages time themselves through its global timer callback: ours while its engine steps timed (its solve
-  // time is read from its timers), none otherwise (TAMSI's front end calls MuJoCo too), the caller's again after.
-  const TimerCallbackScope timer_callback(
-      options_.engine == Engine::kMujoco && options_.solver.time_phases ? &SteadyClockSeconds : nullptr);
   const auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < free_bodies_.size(); ++i)
     std::copy_n(data_->qpos + free_bodies_[i].qpos, 3, travel_start_.begin() + 3 * i);
@@ -582,12 +583,17 @@ StepInfo Simulator::StepMujoco() {
                                    d->timer[mjTIMER_POS_PROJECT].duration;
   const bool timed = options_.solver.time_phases;
   const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-  if (controller_) controller_(m, d);
   bool arena_full = false;
-  try {
-    mj_step(&m, d);
-  } catch (const ArenaFullError&) {
-    arena_full = true;
+  {
+    // MuJoCo's stages time themselves through its global timer callback: ours while timed (the solve time is read
+    // from MuJoCo's timers), none otherwise, then the caller's again.
+    const TimerCallbackScope timer_callback(timed ? &SteadyClockSeconds : nullptr);
+    if (controller_) controller_(m, d);
+    try {
+      mj_step(&m, d);
+    } catch (const ArenaFullError&) {
+      arena_full = true;
+    }
   }
   const double total = timed ? Seconds(start) : 0.0;
   int fatal = -1;

