@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <utility>
 
 namespace tamsi::internal {
 

@@ -22,8 +22,10 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-std::unique_ptr<Simulator> MakeSimulator(Scene scene, double dt = 0.0, const Options& solver = Options()) {
+std::unique_ptr<Simulator> MakeSimulator(Scene scene, double dt = 0.0, const Options& solver = Options(),
+                                         Engine engine = Engine::kTamsi) {
   SimulatorOptions options;
+  options.engine = engine;
   options.solver = solver;
   options.time_step = dt;
   options.contact = scene.contact;
@@ -202,13 +204,9 @@ TEST(GripperMugShake, UntimedStepsReportZeroTimesAndTakeTheSameStepsBitwise) {
   for (const Engine engine : {Engine::kTamsi, Engine::kMujoco}) {
     std::unique_ptr<Simulator> runs[2];
     for (const bool timed : {true, false}) {
-      Scene scene = LoadScene("gripper_mug_shake");
-      SimulatorOptions options;
-      options.engine = engine;
-      options.contact = scene.contact;
-      options.solver.stiction_tolerance = scene.stiction_tolerance;
-      options.solver.time_phases = timed;
-      runs[timed ? 0 : 1] = std::make_unique<Simulator>(std::move(scene.model), options, 0, scene.controller);
+      Options solver;
+      solver.time_phases = timed;
+      runs[timed ? 0 : 1] = MakeSimulator(LoadScene("gripper_mug_shake"), 0.0, solver, engine);
     }
     const int nq = runs[0]->model().nq, nv = runs[0]->model().nv;
     double timed_solve = 0.0;
