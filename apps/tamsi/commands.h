@@ -36,6 +36,9 @@ void AddStudyCommand(CLI::App& app);
 void AddListCommand(CLI::App& app);
 /// `tamsi pile --bodies N [--seed S] [--settle-time T] --output FILE`: a settled pile as MJCF (pile_command.cc).
 void AddPileCommand(CLI::App& app);
+/// `tamsi compile MODEL --output FILE.mjb`: a model compiled once and saved as MuJoCo's binary model, which loads
+/// without MuJoCo's compiler (compile_command.cc).
+void AddCompileCommand(CLI::App& app);
 
 /// Closes a file a command wrote and throws CLI::RuntimeError (exit status 1) naming it, as "cannot write <what>
 /// '<path>'", when any write to it failed (a full disk, /dev/full, a folder removed under the run): no output is lost

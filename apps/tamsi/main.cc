@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   tamsi::cli::AddRenderCommand(app);
   tamsi::cli::AddListCommand(app);
   tamsi::cli::AddPileCommand(app);
+  tamsi::cli::AddCompileCommand(app);
   tamsi::cli::AddQuasistaticCommand(app);
   tamsi::cli::AddStudyCommand(app);
   tamsi::cli::AddSweepCommand(app);

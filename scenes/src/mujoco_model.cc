@@ -1,12 +1,14 @@
 #include <tamsi/scenes/mujoco_model.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <vector>
 
 #include "mjcf_checks.h"
 
@@ -81,6 +83,13 @@ std::string BadModelNumber(const mjModel& m) {
   return "";
 }
 
+// `model`, or ModelLoadError naming `name` and the first number the step cannot use (BadModelNumber).
+ModelPtr Checked(ModelPtr model, const std::string& name) {
+  if (const std::string reason = BadModelNumber(*model); !reason.empty())
+    throw ModelLoadError("cannot load model '" + name + "': " + reason);
+  return model;
+}
+
 // Compiles MJCF text through MuJoCo's VFS under `vfs_name` (a file name or path); `name` is for messages.
 ModelPtr LoadMjcf(const std::string& xml, const std::string& vfs_name, const std::string& name) {
   if (xml.find_first_not_of(" \t\r\n") == std::string::npos)
@@ -114,10 +123,25 @@ ModelPtr LoadMjcf(const std::string& xml, const std::string& vfs_name, const std
     for (auto at = reason.find('\n'); at != std::string::npos; at = reason.find('\n', at)) reason.replace(at, 1, "; ");
     throw ModelLoadError("cannot load model '" + name + "': " + reason);
   }
-  ModelPtr owned(model);
-  if (const std::string reason = BadModelNumber(*owned); !reason.empty())
-    throw ModelLoadError("cannot load model '" + name + "': " + reason);
-  return owned;
+  return Checked(ModelPtr(model), name);
+}
+
+// Reads MuJoCo's binary model (MJB) from `bytes` without compiling; `name` is for messages. MuJoCo checks the header,
+// the sizes against the bytes and the references between elements.
+ModelPtr LoadMjb(const std::string& bytes, const std::string& name) {
+  std::string reason;
+  mjModel* model = nullptr;
+  try {
+    model = mj_loadModelBuffer(bytes.data(), static_cast<mjtSize>(bytes.size()));
+    if (model == nullptr) reason = LastMujocoWarning();
+  } catch (const MujocoError& e) {
+    reason = e.what();
+  }
+  if (model == nullptr) {
+    throw ModelLoadError("cannot load model '" + name + "': not a binary model (.mjb) of MuJoCo " + mj_versionString() +
+                         (reason.empty() ? "" : " (" + reason + ")"));
+  }
+  return Checked(ModelPtr(model), name);
 }
 
 }  // namespace
@@ -142,9 +166,26 @@ ModelPtr LoadModelFromFile(const std::string& path) {
   std::ostringstream text;
   text << file.rdbuf();
   if (!file) throw ModelLoadError("cannot read model file '" + path + "'");
+  if (IsBinaryModelPath(path)) {
+    if (text.str().empty()) throw ModelLoadError("cannot load model '" + path + "': the file is empty");
+    return LoadMjb(text.str(), path);
+  }
   // MuJoCo finds the text in the VFS by the file's base name and resolves the model's relative paths (includes,
   // meshes) against the directory of `path`, as for a file on disk.
   return LoadMjcf(text.str(), path, path);
+}
+
+bool IsBinaryModelPath(const std::string& path) {
+  std::string extension = std::filesystem::path(path).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return extension == ".mjb";
+}
+
+std::vector<char> ModelBinary(const mjModel& model) {
+  std::vector<char> bytes(static_cast<size_t>(mj_sizeModel(&model)));
+  mj_saveModel(&model, nullptr, bytes.data(), static_cast<mjtSize>(bytes.size()));
+  return bytes;
 }
 
 DataPtr RemakeData(const mjModel& m, const mjData& data) {

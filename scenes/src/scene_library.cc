@@ -130,7 +130,7 @@ Scene LoadScene(const std::string& name_or_path, const SceneOptions& options) {
     std::string names;
     for (const auto& scene : BuiltinScenes()) names += (names.empty() ? "" : ", ") + scene.name;
     throw UnknownSceneError("unknown scene '" + name_or_path + "' (built-in scenes: " + names +
-                            "; or give the path of an MJCF file)");
+                            "; or give the path of an MJCF or .mjb file)");
   }
   return SceneFromModel(LoadModelFromFile(name_or_path), path.stem().string());
 }
