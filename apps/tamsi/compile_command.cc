@@ -21,9 +21,8 @@ struct CompileArgs {
 
 void Compile(const CompileArgs& args) {
   if (!scenes::IsBinaryModelPath(args.output)) {
-    throw CLI::RuntimeError("--output: must end in .mjb (a binary model is read by its extension), got '" +
-                                args.output + "'",
-                            2);
+    throw CLI::RuntimeError(
+        "--output: must end in .mjb (a binary model is read by its extension), got '" + args.output + "'", 2);
   }
   if (SamePath(args.model, args.output)) {
     throw CLI::RuntimeError("--output: '" + args.output + "' is the model itself", 2);
@@ -41,8 +40,7 @@ void Compile(const CompileArgs& args) {
   file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   CloseOutput(file, "binary model", args.output);
   std::cout << args.model << ": " << model->nbody - 1 << " bodies, nv = " << model->nv << ", loaded in " << seconds
-            << " s; wrote " << args.output << " (" << bytes.size() << " bytes, MuJoCo " << mj_versionString()
-            << ")\n";
+            << " s; wrote " << args.output << " (" << bytes.size() << " bytes, MuJoCo " << mj_versionString() << ")\n";
 }
 
 }  // namespace
