@@ -62,7 +62,7 @@ void RenderTrajectory(const RenderArgs& args) {
 void AddRenderCommand(CLI::App& app) {
   auto args = std::make_shared<RenderArgs>();
   CLI::App* cmd = app.add_subcommand("render", "Draw a saved trajectory (tamsi run --output) as a video or a replay");
-  cmd->add_option("scene", args->scene, "The run's built-in scene name or MJCF file")->required();
+  cmd->add_option("scene", args->scene, "The run's built-in scene name or model file (MJCF or .mjb)")->required();
   cmd->add_option("trajectory", args->trajectory, "Trajectory CSV written by tamsi run --output")->required();
   cmd->add_option("--bodies", args->bodies, "clutter_bin: number of bodies of the run (default 200)")
       ->check(Positive());

@@ -171,7 +171,8 @@ void AddRunCommand(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Simulate a built-in scene or an MJCF model and print a summary");
   cmd->add_option("scene", args->request.scene,
-                  std::string("Built-in scene name (tamsi list) or MJCF file; default ") + scenes::DefaultSceneName());
+                  std::string("Built-in scene name (tamsi list) or model file (MJCF or .mjb); default ") +
+                      scenes::DefaultSceneName());
   cmd->add_option("--dt", args->request.settings.time_step, "Time step h (s); default: the model's timestep")
       ->check(Positive());
   cmd->add_option("--duration", args->request.duration, "Simulated time (s); default: the scene's")->check(Positive());
