@@ -26,9 +26,19 @@ std::mutex& WarningMutex() {
   static std::mutex mutex;
   return mutex;
 }
-std::string& WarningText() {
-  static std::string text;
-  return text;
+/// MuJoCo's most recent warning and how many it has given in this process (so that a caller can tell whether a call
+/// gave one); guarded by WarningMutex().
+struct MujocoWarnings {
+  std::string last;
+  unsigned long long count = 0;
+};
+MujocoWarnings& Warnings() {
+  static MujocoWarnings warnings;
+  return warnings;
+}
+MujocoWarnings ReadWarnings() {
+  std::lock_guard<std::mutex> lock(WarningMutex());
+  return Warnings();
 }
 
 void ThrowMujocoError(const char* message) {
@@ -39,7 +49,8 @@ void ThrowMujocoError(const char* message) {
 
 void RecordMujocoWarning(const char* message) {
   std::lock_guard<std::mutex> lock(WarningMutex());
-  WarningText() = message;
+  Warnings().last = message;
+  ++Warnings().count;
 }
 
 // MuJoCo's compiler, without a <size memory> of the model's own, allocates an arena that grows as nv² (40 (500 + nv)²
@@ -127,13 +138,15 @@ ModelPtr LoadMjcf(const std::string& xml, const std::string& vfs_name, const std
 }
 
 // Reads MuJoCo's binary model (MJB) from `bytes` without compiling; `name` is for messages. MuJoCo checks the header,
-// the sizes against the bytes and the references between elements.
+// the sizes against the bytes and the references between elements; a refusal's reason is the warning it gave.
 ModelPtr LoadMjb(const std::string& bytes, const std::string& name) {
   std::string reason;
   mjModel* model = nullptr;
   try {
+    const unsigned long long warnings_before = ReadWarnings().count;
     model = mj_loadModelBuffer(bytes.data(), static_cast<mjtSize>(bytes.size()));
-    if (model == nullptr) reason = LastMujocoWarning();
+    if (const MujocoWarnings after = ReadWarnings(); model == nullptr && after.count != warnings_before)
+      reason = after.last;
   } catch (const MujocoError& e) {
     reason = e.what();
   }
@@ -151,10 +164,7 @@ void InstallMujocoHandlers() {
   mju_user_warning = &RecordMujocoWarning;
 }
 
-std::string LastMujocoWarning() {
-  std::lock_guard<std::mutex> lock(WarningMutex());
-  return WarningText();
-}
+std::string LastMujocoWarning() { return ReadWarnings().last; }
 
 ModelPtr LoadModelFromFile(const std::string& path) {
   InstallMujocoHandlers();
