@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """PNG plots of one `tamsi run --plots DIR`, drawn from the CSVs the run wrote into DIR.
 
-  steps.csv   step,time,iterations,contacts,substeps,frontend_ms,solve_ms (one row per step)
+  steps.csv   step,time,iterations,contacts,substeps,frontend_ms,solve_ms,wall_ms (one row per step; the phases are 0
+              under --no-phase-times, the step's wall time never)
   phases.csv  phase,seconds (the summary's split: front end, then the solver's phases, then the rest of the solve)
   checks.csv  time, then each success check's value so far (scenes with checks only), with check_bounds.csv
               (check,bound) holding each check's bound
@@ -33,7 +34,7 @@ def per_step(columns, out):
         ("iterations.png", "Newton iterations per step", [("iterations", "iterations", "C0")]),
         ("contacts.png", "contacts per step", [("contacts", "contacts", "C1")]),
         ("wall_time.png", "wall time per step (ms)",
-         [("frontend_ms", "front end", "C2"), ("solve_ms", "solve", "C3")]),
+         [("wall_ms", "step", "C0"), ("frontend_ms", "front end", "C2"), ("solve_ms", "solve", "C3")]),
     ]
     for name, ylabel, series in figures:
         fig, ax = plt.subplots(figsize=(8, 3.2))

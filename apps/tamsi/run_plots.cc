@@ -42,7 +42,7 @@ class RunPlots : public scenes::RunObserver {
   struct Step {
     double time;
     int iterations, contacts, substeps;
-    double frontend, solve;
+    double frontend, solve, wall;
   };
   std::string dir_;
   LockFile lock_;
@@ -62,7 +62,8 @@ void RunPlots::OnStep(const scenes::Run& run) {
   const scenes::StepInfo& step = run.last_step();
   const double time = run.time();
   const scenes::SceneChecks* checks = run.scene().checks.get();
-  steps_.push_back({time, step.iterations, step.contacts, step.substeps, step.time_frontend, step.time_solve});
+  steps_.push_back({time, step.iterations, step.contacts, step.substeps, step.time_frontend, step.time_solve,
+                    step.wall_time});
   if (!checks) return;
   check_times_.push_back(time);
   for (const scenes::CheckResult& check : checks->Results()) check_values_.push_back(check.value);
@@ -79,11 +80,11 @@ void RunPlots::WriteSteps(const scenes::RunStatistics& statistics) const {
   const std::filesystem::path dir(dir_);
   {
     std::ofstream out = OpenCsv(dir / "steps.csv");
-    out << "step,time,iterations,contacts,substeps,frontend_ms,solve_ms\n";
+    out << "step,time,iterations,contacts,substeps,frontend_ms,solve_ms,wall_ms\n";
     for (std::size_t k = 0; k < steps_.size(); ++k) {
       const Step& s = steps_[k];
       out << k << "," << s.time << "," << s.iterations << "," << s.contacts << "," << s.substeps << ","
-          << 1e3 * s.frontend << "," << 1e3 * s.solve << "\n";
+          << 1e3 * s.frontend << "," << 1e3 * s.solve << "," << 1e3 * s.wall << "\n";
     }
     CloseOutput(out, "--plots", (dir / "steps.csv").string());
   }

@@ -328,6 +328,7 @@ void BindStepInfo(py::module_& m) {
   s.def_readonly("failed_solves", &StepInfo::failed_solves);
   s.def_readonly("time_frontend", &StepInfo::time_frontend, "s");
   s.def_readonly("time_solve", &StepInfo::time_solve, "s");
+  s.def_readonly("wall_time", &StepInfo::wall_time, "s, the step's own wall time (measured even untimed)");
   s.def_readonly("fast_bodies", &StepInfo::fast_bodies, "free bodies at risk of tunnelling");
   BindCounters(s, &StepInfo::counters);
 

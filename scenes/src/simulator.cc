@@ -222,7 +222,8 @@ StepInfo Simulator::Step() {
     std::copy_n(data_->qpos + free_bodies_[i].qpos, 3, travel_start_.begin() + 3 * i);
   StepInfo info = options_.engine == Engine::kTamsi ? StepTamsi(start) : StepMujoco();
   CheckTravel(&info);
-  stats_.wall_time += Seconds(start);
+  info.wall_time = Seconds(start);
+  stats_.wall_time += info.wall_time;
   stats_.steps += 1;
   stats_.sim_time += time_step_;
   stats_.time_frontend += info.time_frontend;

@@ -108,6 +108,11 @@ def plots(tamsi):
         rows = list(csv.DictReader(f))
     check(len(rows) == steps, f"steps.csv holds {len(rows)} of {steps} steps")
     check(all(int(r["iterations"]) >= 1 for r in rows), "every step has its Newton iterations")
+    wall = float(re.search(r"wall time +([0-9.e+-]+) s", out).group(1))
+    total = sum(float(r["wall_ms"]) for r in rows) / 1e3
+    check(abs(total - wall) <= 1e-3 * wall, f"steps.csv's wall times sum to the summary's ({total:.4g} s, {wall:.4g} s)")
+    check(all(float(r["wall_ms"]) >= float(r["frontend_ms"]) + float(r["solve_ms"]) for r in rows),
+          "each step's wall time holds its front end and solve")
     with open(os.path.join("plots", "checks.csv")) as f:
         checks = list(csv.DictReader(f))
     slip = float(checks[-1]["box slip along gravity while held (m)"])

@@ -90,6 +90,9 @@ struct StepInfo {
   /// Seconds in the front end (MuJoCo kinematics, collision, forces, assembly of M, Jn, Jt) and in the solver; 0
   /// when SimulatorOptions::solver.time_phases is false.
   double time_frontend{0.0}, time_solve{0.0};
+  /// The step's wall time (s), measured whatever SimulatorOptions::solver.time_phases says (RunStatistics::wall_time
+  /// sums it).
+  double wall_time{0.0};
   /// TAMSI only: the solver's counters and phase times (Summary::counters) summed over the step's solves, failed
   /// attempts included.
   SolveCounters counters;
