@@ -62,8 +62,8 @@ void RunPlots::OnStep(const scenes::Run& run) {
   const scenes::StepInfo& step = run.last_step();
   const double time = run.time();
   const scenes::SceneChecks* checks = run.scene().checks.get();
-  steps_.push_back({time, step.iterations, step.contacts, step.substeps, step.time_frontend, step.time_solve,
-                    step.wall_time});
+  steps_.push_back(
+      {time, step.iterations, step.contacts, step.substeps, step.time_frontend, step.time_solve, step.wall_time});
   if (!checks) return;
   check_times_.push_back(time);
   for (const scenes::CheckResult& check : checks->Results()) check_values_.push_back(check.value);
