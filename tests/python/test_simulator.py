@@ -33,6 +33,10 @@ def test_box_rests_on_its_contacts():
     # simulator's own (the solves' wall clock), the triangular solves' time is the dict's.
     assert stats.numeric_factorizations == stats.counters["numeric_factorizations"] >= stats.steps
     assert stats.primal_dual_fallbacks == 0 and stats.time_solve >= stats.counters["time_solve"]
+    # Each step's own wall time, which the run's sums.
+    before = sim.statistics.wall_time
+    info = sim.step()
+    assert info.wall_time > 0 and sim.statistics.wall_time == before + info.wall_time
 
 
 def test_controller_callback_changes_the_motion():
